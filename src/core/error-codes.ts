@@ -1,0 +1,36 @@
+/**
+ * Every stable error code that clobbot throws, with a one-line meaning.
+ * `docs/errors.md` lists the same codes; `test/core/errors.test.ts` keeps the two in step.
+ * Codes never change meaning once released: add new ones instead.
+ */
+export const errorCodes = {
+  // units and amounts
+  UNITS_INVALID_DECIMAL: 'A human amount is not a plain decimal number.',
+  UNITS_PRECISION_INVALID: 'A precision or tick size is not a positive integer (precisions: a power of ten).',
+  UNITS_OUT_OF_RANGE: 'An amount does not fit its on-chain type (uint32 price, uint96 size, …) or is not positive.',
+  UNITS_NOT_REPRESENTABLE: 'An amount has more decimals than the precision allows and no rounding was asked for.',
+  // wire contract
+  PROTOCOL_NON_CANONICAL: 'A wire value is not in canonical form (integer string, hex width or case).',
+  PROTOCOL_INVALID_JSON: 'A message is not valid JSON.',
+  PROTOCOL_DUPLICATE_FIELD: 'A JSON object holds the same field twice.',
+  PROTOCOL_UNKNOWN_FIELD: 'A strict message holds a field the contract does not define.',
+  PROTOCOL_SCHEMA_MISMATCH: 'A message does not match its schema.',
+  PROTOCOL_PACKED_OP_INVALID: 'A packed slot operation breaks a rule of the packed-op format.',
+  PROTOCOL_SIGNATURE_INVALID: 'A signature is malformed, high-s, or does not recover to the expected signer.',
+  PROTOCOL_UNSUPPORTED_METHOD: 'A relay method is defined but not supported live.',
+  // networks and secrets
+  NETWORK_UNKNOWN: 'A network name is not one of mainnet, testnet, sim.',
+  NETWORK_HOST_INVALID: 'A host override is not an http(s) or ws(s) URL.',
+  JWT_NETWORK_MISMATCH: 'A stored JWT was asked for under a network other than the one it was issued for.',
+  // configuration
+  CONFIG_FILE_UNREADABLE: 'A configuration file cannot be read.',
+  CONFIG_YAML_SYNTAX: 'A configuration file is not valid YAML.',
+  CONFIG_INVALID: 'A configuration file does not match its schema.',
+  CONFIG_ENV_MISSING: 'A ${VAR} reference names an environment variable that is not set.',
+  // command line
+  CLI_USAGE: 'A command was called with unknown or missing arguments.',
+  // clock
+  CLOCK_BACKWARDS: 'A virtual clock was asked to move back in time.',
+} as const;
+
+export type ErrorCode = keyof typeof errorCodes;

@@ -1,0 +1,143 @@
+/**
+ * Fixed values of the wire contract. Each carries its source, as in docs/protocol.md:
+ * spec (service-spec.md), venue (the real venue's public facts), Binance, or ours.
+ */
+
+/** Maker slots per account and market: 0..61 (venue). */
+export const MAKER_SLOTS = 62;
+/** Most items in any relay payload array (venue). */
+export const MAX_ARRAY_ITEMS = 4096;
+/** One packed replacement op (venue). */
+export const PACKED_OP_BYTES = 32;
+/** Most bytes of `packedOps` in one call (venue). */
+export const MAX_PACKED_OPS_BYTES = 64 * 1024;
+/** The relay closes a WebSocket when one more outcome would exceed this many pending (spec, testnet). */
+export const RELAY_PENDING_OUTCOME_LIMIT = 64;
+/** WebSocket close code when the pending-outcome limit is exceeded (ours). */
+export const WS_CLOSE_PENDING_OUTCOME_LIMIT = 4008;
+/** WebSocket close code when a newer connection for the same wallet replaces this one (ours). */
+export const WS_CLOSE_REPLACED = 4001;
+/** A relay challenge lives five minutes and is consumed once (spec). */
+export const CHALLENGE_LIFETIME_MS = 5 * 60 * 1000;
+/** Order-events responses are cached this long per parameter combination (spec). */
+export const ORDER_EVENTS_CACHE_MS = 2000;
+/** Default `limit` of order events (venue). */
+export const ORDER_EVENTS_DEFAULT_LIMIT = 50;
+/** Default `limit` of active orders (venue). */
+export const ACTIVE_ORDERS_DEFAULT_LIMIT = 100;
+/** Market-data request weight budget per minute per IP (venue). */
+export const MARKET_DATA_WEIGHT_PER_MINUTE = 1200;
+/** The issued quote JWT allows 1 request per second with burst 1 (spec). */
+export const QUOTE_TOKEN_RATE_LIMIT = { rps: 1, burst: 1 } as const;
+
+/** Account-core permission bits (venue). */
+export const Permission = {
+  TRADE: 1,
+  INTERNAL_TRANSFER: 4,
+  WITHDRAW: 8,
+  ADMIN: 16,
+} as const;
+export const PERMISSION_MASK = Permission.TRADE | Permission.INTERNAL_TRANSFER | Permission.WITHDRAW | Permission.ADMIN;
+
+/** Relay method names, exact strings (venue). */
+export const RelayMethod = {
+  authorizeAccountSigner: 'account_core.authorize_account_signer_by_sig',
+  executeBatch: 'wallet.execute_batch',
+  executeReplaceBySlotPacked: 'wallet.execute_replace_by_slot_packed',
+  cancelTrigger: 'wallet.cancel_trigger',
+  createBatchTrigger: 'wallet.create_batch_trigger',
+  createReplaceTrigger: 'wallet.create_replace_trigger',
+} as const;
+export type RelayMethodName = (typeof RelayMethod)[keyof typeof RelayMethod];
+/** Defined by the venue but not supported live: requests are refused with UNSUPPORTED_METHOD. */
+export const UNSUPPORTED_RELAY_METHODS: readonly RelayMethodName[] = [
+  RelayMethod.createBatchTrigger,
+  RelayMethod.createReplaceTrigger,
+];
+
+/** Order enums and their ABI codes used in `ordersHash` (venue). */
+export const OrderSideCode = { BUY: 0, SELL: 1 } as const;
+export const TimeInForceCode = { GTC: 0, IOC: 1, FOK: 2 } as const;
+export const ExecutionInstructionCode = { NONE: 0, POST_ONLY: 1 } as const;
+export type OrderSide = keyof typeof OrderSideCode;
+export type TimeInForce = keyof typeof TimeInForceCode;
+export type ExecutionInstruction = keyof typeof ExecutionInstructionCode;
+
+/** Order-event types (spec). */
+export const ORDER_EVENT_TYPES = ['order-created', 'order-canceled', 'trade'] as const;
+export type OrderEventType = (typeof ORDER_EVENT_TYPES)[number];
+
+/** Depth orderbook states, parameter `state`, default `committed` (venue). */
+export const ORDERBOOK_STATES = ['proposed', 'voted', 'finalized', 'committed'] as const;
+export type OrderbookState = (typeof ORDERBOOK_STATES)[number];
+
+/** Kline intervals (spec) and their length in ms. */
+export const KLINE_INTERVAL_MS = {
+  '1m': 60_000,
+  '5m': 300_000,
+  '15m': 900_000,
+  '30m': 1_800_000,
+  '1h': 3_600_000,
+  '4h': 14_400_000,
+  '1d': 86_400_000,
+  '1w': 604_800_000,
+} as const;
+export type KlineInterval = keyof typeof KLINE_INTERVAL_MS;
+export const KLINE_INTERVALS = Object.keys(KLINE_INTERVAL_MS) as KlineInterval[];
+
+/** Query limits of the market-data endpoints (spec). */
+export const MarketDataLimits = {
+  depth: { min: 1, max: 5000, default: 100 },
+  klines: { min: 1, max: 1000, default: 500 },
+  trades: { min: 1, max: 1000, default: 500 },
+} as const;
+
+/** Request weights of the market-data endpoints (spec). */
+export const RequestWeight = {
+  depth: (limit: number): number => (limit <= 100 ? 1 : limit <= 500 ? 5 : limit <= 1000 ? 10 : 20),
+  klines: (limit: number): number => (limit <= 100 ? 1 : limit <= 500 ? 2 : 5),
+  trades: (): number => 1,
+  ticker: (): number => 1,
+  exchangeInfo: (): number => 10,
+} as const;
+
+/** Binance-compatible market-data error codes (Binance). */
+export const MarketErrorCode = {
+  TOO_MANY_REQUESTS: -1003,
+  ILLEGAL_CHARS: -1100,
+  MANDATORY_PARAM_EMPTY_OR_MALFORMED: -1102,
+  BAD_SYMBOL: -1121,
+  INVALID_PARAMETER: -1130,
+} as const;
+
+/** Stable relay error codes (ours; the venue's full list is not public). */
+export const RelayErrorCode = {
+  UNKNOWN_FIELD: 'A request holds a field the method does not define.',
+  DUPLICATE_FIELD: 'A request holds the same field twice.',
+  INVALID_JSON: 'The body is not valid JSON.',
+  INVALID_REQUEST: 'A field has the wrong type, form or range.',
+  NON_CANONICAL: 'An integer, address or byte string is not in canonical form.',
+  WALLET_MISMATCH: 'The request wallet differs from the JWT wallet claim.',
+  AUTHENTICATION_FAILED: 'No, a bad, or an expired JWT; or a bad, expired or used challenge.',
+  INVALID_SIGNATURE: 'The signature does not recover to an authorized signer.',
+  SIGNER_NOT_AUTHORIZED: 'The signer holds no grant with the needed permission on the account.',
+  AUTH_NONCE_MISMATCH: 'The intent was signed under another authNonce epoch.',
+  NONCE_NOT_INCREASING: 'The intent nonce is not above the last one seen.',
+  NONCE_TOO_FAR_AHEAD: 'The intent nonce is further in the future than the allowed skew.',
+  DEADLINE_EXPIRED: 'The intent deadline has passed.',
+  EXPECTED_ORDER_ID_MISMATCH: 'A slot no longer holds the order id the intent expected.',
+  INVALID_ORDER: 'An order breaks a market rule (tick, min or max size, post-only would cross, FOK unfilled).',
+  INSUFFICIENT_BALANCE: 'The account cannot fund the orders of the batch.',
+  UNKNOWN_MARKET: 'The market address is not a market of this venue.',
+  UNKNOWN_TRIGGER: 'The trigger does not exist or is not active.',
+  UNSUPPORTED_METHOD: 'The method is defined but not supported live.',
+  RATE_LIMITED: 'Too many requests; retry after retryAfterMs.',
+  PAYLOAD_TOO_LARGE: 'The body exceeds the size limit.',
+  BROADCAST_RESULT_UNKNOWN: 'The transaction may or may not have been broadcast: reconcile before retrying.',
+  INTERNAL_ERROR: 'The relay failed; the request was not broadcast.',
+} as const;
+export type RelayErrorCodeName = keyof typeof RelayErrorCode;
+
+/** WebSocket terminal outcome statuses (ours). */
+export const OUTCOME_STATUSES = ['CONFIRMED', 'REVERTED', 'DROPPED'] as const;
+export type OutcomeStatus = (typeof OUTCOME_STATUSES)[number];
