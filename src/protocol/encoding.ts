@@ -45,19 +45,29 @@ export function decodeUint(text: string, bits: number): bigint {
   return BigInt(text);
 }
 
-/** zod: a canonical uint`bits` decimal string, parsed to bigint. */
-export function uintString(bits: number) {
-  return z
-    .string()
-    .refine((text) => isCanonicalUint(text, bits), { message: `expected a canonical uint${bits} decimal string` })
-    .transform((text) => BigInt(text));
+/** Marks a zod issue as a canonical-form failure (as opposed to a range or shape failure). */
+export const NON_CANONICAL_ISSUE = { nonCanonical: true } as const;
+
+/** True when a zod issue is a canonical-form failure raised by the schemas of this module. */
+export function isNonCanonicalIssue(issue: { code: string; params?: Record<string, unknown> | undefined }): boolean {
+  return issue.code === 'custom' && issue.params?.nonCanonical === true;
 }
 
 /** zod: a canonical uint`bits` decimal string, kept as a string (for schemas that must round-trip). */
 export function uintText(bits: number) {
-  return z.string().refine((text) => isCanonicalUint(text, bits), {
-    message: `expected a canonical uint${bits} decimal string`,
-  });
+  return z
+    .string()
+    .refine((text) => canonicalDecimal.test(text), {
+      message: 'expected a canonical decimal integer string (no sign, leading zero, space or exponent)',
+      params: NON_CANONICAL_ISSUE,
+      abort: true,
+    })
+    .refine((text) => text.length <= 78 && BigInt(text) <= uintMax(bits), { message: `exceeds uint${bits}` });
+}
+
+/** zod: a canonical uint`bits` decimal string, parsed to bigint. */
+export function uintString(bits: number) {
+  return uintText(bits).transform((text) => BigInt(text));
 }
 
 export type Hex = `0x${string}`;
@@ -72,7 +82,10 @@ export function isHexBytes(text: string, bytes: number): text is Hex {
 export function hexBytes(bytes: number) {
   return z
     .string()
-    .refine((text) => isHexBytes(text, bytes), { message: `expected 0x and ${bytes * 2} lowercase hex characters` })
+    .refine((text) => isHexBytes(text, bytes), {
+      message: `expected 0x and ${bytes * 2} lowercase hex characters`,
+      params: NON_CANONICAL_ISSUE,
+    })
     .transform((text) => text as Hex);
 }
 
@@ -80,9 +93,12 @@ export function hexBytes(bytes: number) {
 export function hexData(maxBytes: number) {
   return z
     .string()
-    .refine((text) => text.length % 2 === 0 && text.length <= 2 + maxBytes * 2 && /^0x[0-9a-f]*$/.test(text), {
-      message: `expected 0x and an even number of lowercase hex characters, at most ${maxBytes} bytes`,
+    .refine((text) => text.length % 2 === 0 && /^0x[0-9a-f]*$/.test(text), {
+      message: 'expected 0x and an even number of lowercase hex characters',
+      params: NON_CANONICAL_ISSUE,
+      abort: true,
     })
+    .refine((text) => text.length <= 2 + maxBytes * 2, { message: `at most ${maxBytes} bytes` })
     .transform((text) => text as Hex);
 }
 

@@ -41,7 +41,7 @@ export interface BatchIntent {
   readonly header: IntentHeader;
   readonly orders: readonly OrderIntent[];
   readonly cancelSlotIdxs: readonly number[];
-  /** uint64 each; one per cancel slot then one per order (uint64 max: the slot must be empty). */
+  /** uint64, one per cancel slot: the order id now in that slot (uint64 max: the slot must be empty). */
   readonly expectedOrderIds: readonly bigint[];
 }
 

@@ -1,0 +1,187 @@
+/**
+ * Relay requests as they cross the wire: the REST envelope (`POST /relay`) and the WebSocket client
+ * message (`/relay/ws`), parsed strictly (unknown and duplicate fields refused at any depth) into
+ * typed requests. Expected failures of input are returned as values carrying a relay error code
+ * and the offending JSON path.
+ */
+import { z } from 'zod';
+import { isBaseError } from '../core/base-error.ts';
+import { RelayMethod, UNSUPPORTED_RELAY_METHODS, type RelayErrorCodeName, type RelayMethodName } from './constants.ts';
+import { isNonCanonicalIssue, lowercaseAddress, type Address } from './encoding.ts';
+import type { Authorization7702 } from './intent-types.ts';
+import {
+  authorization7702Schema,
+  authorizeSignerPayloadSchema,
+  batchPayloadSchema,
+  cancelTriggerPayloadSchema,
+  replacePayloadSchema,
+  type AuthorizeSignerPayload,
+  type BatchPayload,
+  type CancelTriggerPayload,
+  type ReplacePayload,
+} from './relay-payloads.ts';
+import { formatJsonPath, parseStrictJson } from './strict-json.ts';
+
+/** A lowercase RFC 9562 UUID of version 7. */
+export const uuidv7Schema = z
+  .string()
+  .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, 'expected a lowercase UUIDv7');
+
+/** A request of one supported method with its typed payload. */
+export type RelayCall =
+  | { readonly method: typeof RelayMethod.authorizeAccountSigner; readonly payload: AuthorizeSignerPayload }
+  | { readonly method: typeof RelayMethod.executeBatch; readonly payload: BatchPayload }
+  | { readonly method: typeof RelayMethod.executeReplaceBySlotPacked; readonly payload: ReplacePayload }
+  | { readonly method: typeof RelayMethod.cancelTrigger; readonly payload: CancelTriggerPayload };
+
+export type RelayRestRequest = RelayCall & {
+  readonly requestId: string;
+  readonly wallet: Address;
+  readonly authorization7702: Authorization7702 | null;
+};
+
+export type RelayWsRequest = RelayCall & {
+  readonly id: string;
+  readonly authorization7702: Authorization7702 | null;
+};
+
+export interface RelayRequestError {
+  readonly code: RelayErrorCodeName;
+  readonly message: string;
+  /** JSON path of the offending field, e.g. `$.payload.orders[0].price`. */
+  readonly path: string;
+  /** The request's id (`requestId` or WS `id`) when it could be read, so the answer can carry it. */
+  readonly id: string | undefined;
+}
+
+export type ParseResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: RelayRequestError };
+
+const payloadSchemas = {
+  [RelayMethod.authorizeAccountSigner]: authorizeSignerPayloadSchema,
+  [RelayMethod.executeBatch]: batchPayloadSchema,
+  [RelayMethod.executeReplaceBySlotPacked]: replacePayloadSchema,
+  [RelayMethod.cancelTrigger]: cancelTriggerPayloadSchema,
+} as const;
+
+const allMethods = new Set<string>(Object.values(RelayMethod));
+
+const restEnvelopeSchema = z.strictObject({
+  requestId: uuidv7Schema,
+  method: z.string(),
+  wallet: lowercaseAddress,
+  payload: z.unknown(),
+  authorization7702: authorization7702Schema.nullable().optional(),
+});
+
+const wsMessageSchema = z.strictObject({
+  id: z.string().min(1).max(64),
+  method: z.string(),
+  payload: z.unknown(),
+  authorization7702: authorization7702Schema.nullable().optional(),
+});
+
+function failure(code: RelayErrorCodeName, message: string, path: string, id: string | undefined): { ok: false; error: RelayRequestError } {
+  return { ok: false, error: { code, message, path, id } };
+}
+
+/** Maps the first zod issue to a relay error: unknown keys, non-canonical values, other shape errors. */
+function fromZodError(error: z.ZodError, prefix: readonly (string | number)[], id: string | undefined) {
+  // An unknown field is the most telling issue; report it before any shape error.
+  const issue = error.issues.find((candidate) => candidate.code === 'unrecognized_keys') ?? error.issues[0]!;
+  const base = [...prefix, ...(issue.path as (string | number)[])];
+  if (issue.code === 'unrecognized_keys') {
+    const path = formatJsonPath([...base, issue.keys[0]!]);
+    return failure('UNKNOWN_FIELD', `unknown field ${path}`, path, id);
+  }
+  const path = formatJsonPath(base);
+  const code = isNonCanonicalIssue(issue) ? 'NON_CANONICAL' : 'INVALID_REQUEST';
+  return failure(code, `${path}: ${issue.message}`, path, id);
+}
+
+function readId(value: unknown, key: 'requestId' | 'id'): string | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const id = (value as Record<string, unknown>)[key];
+  return typeof id === 'string' && id.length > 0 && id.length <= 64 ? id : undefined;
+}
+
+function parseCall(method: string, payload: unknown, id: string | undefined): ParseResult<RelayCall> {
+  if (!allMethods.has(method)) {
+    return failure('INVALID_REQUEST', `unknown method ${JSON.stringify(method.slice(0, 80))}`, '$.method', id);
+  }
+  if (UNSUPPORTED_RELAY_METHODS.includes(method as RelayMethodName)) {
+    return failure('UNSUPPORTED_METHOD', `${method} is defined but not supported live`, '$.method', id);
+  }
+  const schema = payloadSchemas[method as keyof typeof payloadSchemas];
+  const parsed = schema.safeParse(payload);
+  if (!parsed.success) return fromZodError(parsed.error, ['payload'], id);
+  return { ok: true, value: { method, payload: parsed.data } as RelayCall };
+}
+
+function parseText(text: string, key: 'requestId' | 'id'): ParseResult<unknown> {
+  try {
+    return { ok: true, value: parseStrictJson(text) };
+  } catch (error) {
+    if (isBaseError(error, 'PROTOCOL_DUPLICATE_FIELD')) {
+      // Best effort: the id of a request with a duplicate field, for correlating the answer.
+      let id: string | undefined;
+      try {
+        id = readId(JSON.parse(text), key);
+      } catch {
+        id = undefined;
+      }
+      return failure('DUPLICATE_FIELD', error.message, String(error.details.path), id);
+    }
+    if (isBaseError(error)) return failure('INVALID_JSON', error.message, String(error.details.path ?? '$'), undefined);
+    throw error;
+  }
+}
+
+/**
+ * Parses the body of `POST /relay`. `signer` of an authorize-signer payload and `authority` of an
+ * EIP-7702 authorization must equal the envelope's `wallet`.
+ *
+ * @example
+ * const result = parseRelayRestRequest(body);
+ * if (!result.ok) reply(400, result.error);
+ */
+export function parseRelayRestRequest(text: string): ParseResult<RelayRestRequest> {
+  const json = parseText(text, 'requestId');
+  if (!json.ok) return json;
+  const id = readId(json.value, 'requestId');
+  const envelope = restEnvelopeSchema.safeParse(json.value);
+  if (!envelope.success) return fromZodError(envelope.error, [], id);
+  const { requestId, method, wallet, payload, authorization7702 = null } = envelope.data;
+  const call = parseCall(method, payload, requestId);
+  if (!call.ok) return call;
+  const bound = checkWalletBindings(call.value, authorization7702, wallet, requestId);
+  if (bound) return bound;
+  return { ok: true, value: { ...call.value, requestId, wallet, authorization7702 } };
+}
+
+/**
+ * Parses one WebSocket client message. The wallet comes from the connection's JWT, so the same
+ * bindings as REST are checked against `wallet`.
+ */
+export function parseRelayWsMessage(text: string, wallet: Address): ParseResult<RelayWsRequest> {
+  const json = parseText(text, 'id');
+  if (!json.ok) return json;
+  const id = readId(json.value, 'id');
+  const message = wsMessageSchema.safeParse(json.value);
+  if (!message.success) return fromZodError(message.error, [], id);
+  const { method, payload, authorization7702 = null } = message.data;
+  const call = parseCall(method, payload, message.data.id);
+  if (!call.ok) return call;
+  const bound = checkWalletBindings(call.value, authorization7702, wallet, message.data.id);
+  if (bound) return bound;
+  return { ok: true, value: { ...call.value, id: message.data.id, authorization7702 } };
+}
+
+function checkWalletBindings(call: RelayCall, authorization: Authorization7702 | null, wallet: Address, id: string) {
+  if (call.method === RelayMethod.authorizeAccountSigner && call.payload.signer !== wallet) {
+    return failure('WALLET_MISMATCH', 'payload.signer must equal the request wallet', '$.payload.signer', id);
+  }
+  if (authorization && authorization.authority !== wallet) {
+    return failure('WALLET_MISMATCH', 'authorization7702.authority must equal the request wallet', '$.authorization7702.authority', id);
+  }
+  return undefined;
+}
