@@ -110,32 +110,36 @@ export const MarketErrorCode = {
   INVALID_PARAMETER: -1130,
 } as const;
 
-/** Stable relay error codes (ours; the venue's full list is not public). */
+/**
+ * Stable relay error codes (ours; the venue's full list is not public), each with the HTTP status
+ * of a REST answer, whether a retry of the same signed request can succeed, and its meaning.
+ * UNKNOWN answers (may have been broadcast) use BROADCAST_RESULT_UNKNOWN; every other code is REJECTED.
+ */
 export const RelayErrorCode = {
-  UNKNOWN_FIELD: 'A request holds a field the method does not define.',
-  DUPLICATE_FIELD: 'A request holds the same field twice.',
-  INVALID_JSON: 'The body is not valid JSON.',
-  INVALID_REQUEST: 'A field has the wrong type, form or range.',
-  NON_CANONICAL: 'An integer, address or byte string is not in canonical form.',
-  WALLET_MISMATCH: 'The request wallet differs from the JWT wallet claim.',
-  AUTHENTICATION_FAILED: 'No, a bad, or an expired JWT; or a bad, expired or used challenge.',
-  INVALID_SIGNATURE: 'The signature does not recover to an authorized signer.',
-  SIGNER_NOT_AUTHORIZED: 'The signer holds no grant with the needed permission on the account.',
-  AUTH_NONCE_MISMATCH: 'The intent was signed under another authNonce epoch.',
-  NONCE_NOT_INCREASING: 'The intent nonce is not above the last one seen.',
-  NONCE_TOO_FAR_AHEAD: 'The intent nonce is further in the future than the allowed skew.',
-  DEADLINE_EXPIRED: 'The intent deadline has passed.',
-  EXPECTED_ORDER_ID_MISMATCH: 'A slot no longer holds the order id the intent expected.',
-  INVALID_ORDER: 'An order breaks a market rule (tick, min or max size, post-only would cross, FOK unfilled).',
-  INSUFFICIENT_BALANCE: 'The account cannot fund the orders of the batch.',
-  UNKNOWN_MARKET: 'The market address is not a market of this venue.',
-  UNKNOWN_TRIGGER: 'The trigger does not exist or is not active.',
-  UNSUPPORTED_METHOD: 'The method is defined but not supported live.',
-  RATE_LIMITED: 'Too many requests; retry after retryAfterMs.',
-  PAYLOAD_TOO_LARGE: 'The body exceeds the size limit.',
-  BROADCAST_RESULT_UNKNOWN: 'The transaction may or may not have been broadcast: reconcile before retrying.',
-  INTERNAL_ERROR: 'The relay failed; the request was not broadcast.',
-} as const;
+  INVALID_JSON: { http: 400, retryable: false, meaning: 'The body is not valid JSON.' },
+  UNKNOWN_FIELD: { http: 400, retryable: false, meaning: 'A request holds a field the method does not define.' },
+  DUPLICATE_FIELD: { http: 400, retryable: false, meaning: 'A request holds the same field twice.' },
+  NON_CANONICAL: { http: 400, retryable: false, meaning: 'An integer, address or byte string is not in canonical form.' },
+  INVALID_REQUEST: { http: 400, retryable: false, meaning: 'A field has the wrong type or range, or a request rule is broken.' },
+  PAYLOAD_TOO_LARGE: { http: 413, retryable: false, meaning: 'The body exceeds the size limit.' },
+  UNSUPPORTED_METHOD: { http: 400, retryable: false, meaning: 'The method is defined but not supported live.' },
+  AUTHENTICATION_FAILED: { http: 401, retryable: false, meaning: 'No, a bad or an expired JWT; or a bad, expired or used challenge.' },
+  WALLET_MISMATCH: { http: 403, retryable: false, meaning: 'The request wallet differs from the JWT wallet claim (or a payload field bound to it).' },
+  INVALID_SIGNATURE: { http: 422, retryable: false, meaning: 'The signature is malformed, high-s, or does not recover to the request wallet.' },
+  SIGNER_NOT_AUTHORIZED: { http: 422, retryable: false, meaning: 'The signer holds no grant with the needed permission on the account.' },
+  AUTH_NONCE_MISMATCH: { http: 422, retryable: false, meaning: 'The intent was signed under another authNonce epoch.' },
+  NONCE_NOT_INCREASING: { http: 422, retryable: false, meaning: 'The intent nonce is not above the last one seen.' },
+  NONCE_TOO_FAR_AHEAD: { http: 422, retryable: false, meaning: 'The intent nonce is further in the future than the allowed skew.' },
+  DEADLINE_EXPIRED: { http: 422, retryable: false, meaning: 'The intent deadline has passed.' },
+  UNKNOWN_MARKET: { http: 422, retryable: false, meaning: 'The market address is not a market of this venue.' },
+  UNKNOWN_TRIGGER: { http: 422, retryable: false, meaning: 'The trigger does not exist or is not active.' },
+  EXPECTED_ORDER_ID_MISMATCH: { http: 422, retryable: false, meaning: 'A slot does not hold the order id the intent expected (checked at execution).' },
+  INVALID_ORDER: { http: 422, retryable: false, meaning: 'An order breaks a market rule (tick, min or max size, post-only would cross, FOK unfilled).' },
+  INSUFFICIENT_BALANCE: { http: 422, retryable: false, meaning: 'The account cannot fund the orders of the batch.' },
+  RATE_LIMITED: { http: 429, retryable: true, meaning: 'Too many requests; retry after retryAfterMs.' },
+  INTERNAL_ERROR: { http: 500, retryable: true, meaning: 'The relay failed before broadcasting; the request was not sent.' },
+  BROADCAST_RESULT_UNKNOWN: { http: 503, retryable: false, meaning: 'The transaction may or may not have been broadcast: reconcile before retrying.' },
+} as const satisfies Record<string, { http: number; retryable: boolean; meaning: string }>;
 export type RelayErrorCodeName = keyof typeof RelayErrorCode;
 
 /** WebSocket terminal outcome statuses (ours). */
