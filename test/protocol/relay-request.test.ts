@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { RelayMethod } from '../../src/protocol/constants.ts';
 import { encodeBatchPayload, encodeAuthorizeSignerPayload } from '../../src/protocol/relay-payloads.ts';
 import { parseRelayRestRequest, parseRelayWsMessage } from '../../src/protocol/relay-request.ts';
-import { address, batch, signature } from '../support/intent-arbitraries.ts';
+import { address, batch, signature } from '../../src/testing/arbitraries.ts';
 
 const wallet = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
 const requestId = '019a2b3c-4d5e-7f60-8a1b-2c3d4e5f6a7b';
