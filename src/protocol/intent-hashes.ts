@@ -1,0 +1,113 @@
+/**
+ * The array hashes that the signed intents carry in place of their arrays (venue):
+ *
+ * - `ordersHash`           = keccak256(abi.encode((uint8,uint96,uint32,uint8,uint8,uint32)[] orders))
+ * - `cancelSlotIdxsHash`   = keccak256(abi.encode(uint8[] cancelSlotIdxs))
+ * - `expectedOrderIdsHash` = keccak256(abi.encode(uint64[] expectedOrderIds))
+ * - `packedOpsHash`        = keccak256(packedOps), the raw bytes, no ABI encoding.
+ *
+ * `abi.encode(array)` of one dynamic array is the full ABI encoding of a one-element parameter
+ * list, so it starts with the head word 0x20 (the offset of the array), then the length word, then
+ * the items (each static tuple inline, 6 words). That is exactly what viem's
+ * `encodeAbiParameters([{ type: 'uint8[]' }], [arr])` produces; it is NOT the bare array
+ * (length ‖ items) and NOT `abi.encodePacked`. An empty array hashes keccak256(0x20 ‖ 0).
+ *
+ * These functions check that each value fits its ABI type (UNITS_OUT_OF_RANGE otherwise); the
+ * semantic rules (non-zero quantity, unique slots, …) belong to the relay schemas.
+ */
+import { encodeAbiParameters, keccak256 } from 'viem';
+import { BaseError } from '../core/base-error.ts';
+import { UINT32_MAX, UINT64_MAX, UINT96_MAX, assertInRange } from '../core/units.ts';
+import { ExecutionInstructionCode, MAX_PACKED_OPS_BYTES, OrderSideCode, TimeInForceCode } from './constants.ts';
+import type { Hex } from './encoding.ts';
+import type { OrderIntent } from './intent-types.ts';
+
+/** The ABI parameter of `ordersHash`: the venue's native order tuple array. */
+export const ordersAbiParameter = {
+  type: 'tuple[]',
+  components: [
+    { name: 'side', type: 'uint8' },
+    { name: 'quantity', type: 'uint96' },
+    { name: 'price', type: 'uint32' },
+    { name: 'tif', type: 'uint8' },
+    { name: 'executionInstruction', type: 'uint8' },
+    { name: 'minSizeAfterBlock', type: 'uint32' },
+  ],
+} as const;
+
+const ordersParameters = [ordersAbiParameter] as const;
+const uint8ArrayParameters = [{ type: 'uint8[]' }] as const;
+const uint64ArrayParameters = [{ type: 'uint64[]' }] as const;
+
+function enumCode<T extends Record<string, number>>(codes: T, value: string, field: string, index: number): number {
+  const code = Object.hasOwn(codes, value) ? codes[value] : undefined;
+  if (code === undefined) {
+    throw new BaseError('PROTOCOL_SCHEMA_MISMATCH', `orders[${index}].${field} is not one of ${Object.keys(codes).join(', ')}`, {
+      details: { index, field, value: String(value).slice(0, 40) },
+    });
+  }
+  return code;
+}
+
+/**
+ * `ordersHash` of a batch: side BUY=0 SELL=1, tif GTC=0 IOC=1 FOK=2, instruction NONE=0 POST_ONLY=1.
+ *
+ * @example hashOrders([{ side: 'BUY', quantity: 1_000_000n, price: 123_400n, tif: 'GTC', executionInstruction: 'NONE', minSizeAfterBlock: 0n }])
+ */
+export function hashOrders(orders: readonly OrderIntent[]): Hex {
+  const tuples = orders.map((order, index) => ({
+    side: enumCode(OrderSideCode, order.side, 'side', index),
+    quantity: assertInRange(order.quantity, UINT96_MAX, `orders[${index}].quantity`),
+    price: Number(assertInRange(order.price, UINT32_MAX, `orders[${index}].price`)),
+    tif: enumCode(TimeInForceCode, order.tif, 'tif', index),
+    executionInstruction: enumCode(ExecutionInstructionCode, order.executionInstruction, 'executionInstruction', index),
+    minSizeAfterBlock: Number(assertInRange(order.minSizeAfterBlock, UINT32_MAX, `orders[${index}].minSizeAfterBlock`)),
+  }));
+  return keccak256(encodeAbiParameters(ordersParameters, [tuples]));
+}
+
+/**
+ * `cancelSlotIdxsHash`: keccak256(abi.encode(uint8[])).
+ *
+ * @example hashCancelSlotIdxs([3, 5])
+ */
+export function hashCancelSlotIdxs(slotIdxs: readonly number[]): Hex {
+  slotIdxs.forEach((slot, index) => {
+    if (!Number.isInteger(slot) || slot < 0 || slot > 0xff) {
+      throw new BaseError('UNITS_OUT_OF_RANGE', `cancelSlotIdxs[${index}] ${slot} does not fit uint8`, {
+        details: { index, value: String(slot) },
+      });
+    }
+  });
+  return keccak256(encodeAbiParameters(uint8ArrayParameters, [slotIdxs]));
+}
+
+/**
+ * `expectedOrderIdsHash`: keccak256(abi.encode(uint64[])). uint64 max means "the slot must be empty".
+ *
+ * @example hashExpectedOrderIds([31n, 2n ** 64n - 1n])
+ */
+export function hashExpectedOrderIds(orderIds: readonly bigint[]): Hex {
+  orderIds.forEach((id, index) => assertInRange(id, UINT64_MAX, `expectedOrderIds[${index}]`));
+  return keccak256(encodeAbiParameters(uint64ArrayParameters, [orderIds]));
+}
+
+const hexBytesPattern = /^0x(?:[0-9a-fA-F]{2})*$/;
+
+/**
+ * `packedOpsHash`: keccak256 of the raw packed bytes. Checks only that `packedOps` is whole bytes
+ * of hex within 64 KiB; the op rules are `decodePackedOps`'s.
+ *
+ * @example hashPackedOps('0x0000000000000000000000000000000000000000000000000000000000000003')
+ */
+export function hashPackedOps(packedOps: Hex): Hex {
+  if (!hexBytesPattern.test(packedOps)) {
+    throw new BaseError('PROTOCOL_PACKED_OP_INVALID', 'packedOps is not 0x and whole bytes of hex');
+  }
+  if ((packedOps.length - 2) / 2 > MAX_PACKED_OPS_BYTES) {
+    throw new BaseError('PROTOCOL_PACKED_OP_INVALID', `packedOps exceeds ${MAX_PACKED_OPS_BYTES} bytes`, {
+      details: { bytes: (packedOps.length - 2) / 2 },
+    });
+  }
+  return keccak256(packedOps);
+}
