@@ -1,0 +1,270 @@
+/**
+ * The run file of `clobbot run`: which network, wallet, account, markets and strategies, the risk
+ * limits, engine settings, logging and metrics. Strategy `params` are kept as written here and
+ * validated later by each strategy's own schema (with `validateYamlSource` for located errors);
+ * strategy modules are not loaded at validation time.
+ */
+import { z } from 'zod';
+import { BaseError } from '../core/base-error.ts';
+import { LOG_LEVELS } from '../core/logger.ts';
+import { UINT40_MAX } from '../core/units.ts';
+import { RELAY_PENDING_OUTCOME_LIMIT } from '../protocol/constants.ts';
+import { configAddress, decimalAmount, durationMs, ENV_NAME_MESSAGE, envVarName, integerUnits, intInRange, marketSymbol } from './fields.ts';
+import {
+  DEFAULT_NETWORK,
+  hostUrlProblem,
+  missingHosts,
+  missingHostsMessage,
+  NETWORK_NAMES,
+  requireHosts,
+  resolveNetwork,
+  TRADING_HOSTS,
+  type HostName,
+  type ResolvedNetwork,
+} from './network-config.ts';
+
+/** zod: a URL for `host` (relayWsUrl ws(s), others http(s)), without a trailing slash. */
+function hostUrl(host: HostName) {
+  return z
+    .string()
+    .superRefine((url, ctx) => {
+      const problem = hostUrlProblem(host, url);
+      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .transform((url) => url.replace(/\/+$/, ''));
+}
+
+const hostsSchema = z.strictObject({
+  baseUrl: hostUrl('baseUrl').optional(),
+  userUrl: hostUrl('userUrl').optional(),
+  quoteUrl: hostUrl('quoteUrl').optional(),
+  exchangeUrl: hostUrl('exchangeUrl').optional(),
+  relayUrl: hostUrl('relayUrl').optional(),
+  relayWsUrl: hostUrl('relayWsUrl').optional(),
+  rpcUrl: hostUrl('rpcUrl').optional(),
+} satisfies Record<HostName, unknown>);
+
+const INLINE_KEY_MESSAGE =
+  'never write a private key in the run file: set privateKeyEnv to the NAME of an environment variable that holds it, or privateKeyFile to a file that holds it';
+const inlineSecret = z.never({ error: INLINE_KEY_MESSAGE }).optional();
+const LOOKS_LIKE_KEY = /^(0x)?[0-9a-fA-F]{64}$/;
+
+/**
+ * Where the trading wallet's key comes from: an environment variable, a file, or (sim only) a fresh
+ * key made for the run. Never the key itself.
+ */
+export type WalletSource =
+  | { readonly kind: 'env'; readonly name: string }
+  | { readonly kind: 'file'; readonly path: string }
+  | { readonly kind: 'ephemeral' };
+
+const walletSchema = z
+  .strictObject({
+    privateKeyEnv: z
+      .string()
+      .superRefine((name, ctx) => {
+        if (LOOKS_LIKE_KEY.test(name)) ctx.addIssue({ code: 'custom', message: `this is a key, not a variable name: ${INLINE_KEY_MESSAGE}` });
+        else if (!envVarName.safeParse(name).success) ctx.addIssue({ code: 'custom', message: ENV_NAME_MESSAGE });
+      })
+      .optional(),
+    privateKeyFile: z.string().min(1).optional(),
+    ephemeral: z.literal(true, { error: 'expected true (a fresh key for this run, sim only), or leave it out' }).optional(),
+    privateKey: inlineSecret,
+    key: inlineSecret,
+    secretKey: inlineSecret,
+    mnemonic: inlineSecret,
+    seed: inlineSecret,
+  })
+  .superRefine((wallet, ctx) => {
+    const set = [wallet.privateKeyEnv, wallet.privateKeyFile, wallet.ephemeral].filter((value) => value !== undefined).length;
+    if (set !== 1) {
+      ctx.addIssue({ code: 'custom', message: 'set exactly one of privateKeyEnv, privateKeyFile or ephemeral: true' });
+    }
+  })
+  .transform((wallet): WalletSource => {
+    if (wallet.privateKeyEnv !== undefined) return { kind: 'env', name: wallet.privateKeyEnv };
+    if (wallet.privateKeyFile !== undefined) return { kind: 'file', path: wallet.privateKeyFile };
+    return { kind: 'ephemeral' };
+  });
+
+const strategySchema = z.strictObject({
+  /** Unique within the run; names the strategy in logs, metrics and the journal. */
+  name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'expected a name of letters, digits, _ and - (at most 64)'),
+  /** A file path (`strategies/market-maker.ts`, resolved against the working directory) or a package name. */
+  module: z.string().min(1),
+  markets: z.array(marketSymbol).min(1),
+  /** Validated by the strategy's own params schema when the run starts. */
+  params: z.record(z.string(), z.unknown()).default({}),
+});
+
+const killSwitchSchema = z.strictObject({
+  /** Stop trading when this file exists. */
+  file: z.string().min(1).optional(),
+  /** Stop when the loss from the peak reaches this many quote units. */
+  maxDrawdown: decimalAmount({ positive: true }).optional(),
+  /** Stop when this fraction (0..1] of recent requests fail. */
+  maxErrorRate: z.number().gt(0).max(1).optional(),
+});
+
+const riskSchema = z.strictObject({
+  /** Largest absolute position per market, in base-token units (human decimal). */
+  maxPosition: decimalAmount({ positive: true }),
+  /** Largest size of one order, in base-token units. */
+  maxOrderSize: decimalAmount({ positive: true }),
+  /** Largest quote value of all open orders of a market together. */
+  maxNotional: decimalAmount({ positive: true }),
+  /** Orders priced further than this from the mid are refused. */
+  priceBandBps: intInRange(1, 10_000).default(500),
+  maxOrdersPerSecond: z.number().positive().max(10_000).default(20),
+  maxOpenOrders: intInRange(1, 100_000).default(62),
+  killSwitch: killSwitchSchema.optional(),
+});
+
+/** What the engine does with new intents while `maxPendingOutcomes` transactions await their outcome. */
+export const QUEUE_POLICIES = ['coalesce', 'queue', 'reject'] as const;
+export type QueuePolicy = (typeof QUEUE_POLICIES)[number];
+
+const engineSchema = z.strictObject({
+  maxPendingOutcomes: z
+    .number()
+    .int()
+    .min(1)
+    .lt(RELAY_PENDING_OUTCOME_LIMIT, {
+      error: `expected at most ${RELAY_PENDING_OUTCOME_LIMIT - 1}: the relay closes the connection when ${RELAY_PENDING_OUTCOME_LIMIT} outcomes are pending`,
+    })
+    .default(48),
+  queuePolicy: z.enum(QUEUE_POLICIES).default('coalesce'),
+});
+
+const loggingSchema = z.strictObject({
+  level: z.enum(LOG_LEVELS).default('info'),
+  /** Plain-text lines instead of JSON; default: plain text on a terminal, JSON otherwise. */
+  pretty: z.boolean().optional(),
+});
+
+const domainVersion = z
+  .union([z.string(), z.number().int().nonnegative()], { error: 'expected a version such as "1" or "2"' })
+  .transform((value) => String(value))
+  .refine((value) => /^[0-9A-Za-z.-]{1,16}$/.test(value), { error: 'expected a version such as "1" or "2"' });
+
+/**
+ * The run file schema (`clobbot run <file>`). Strict: an unknown key is an error at that key.
+ *
+ * @example
+ * const result = await loadConfig('config/market-maker.yaml', runConfigSchema);
+ */
+export const runConfigSchema = z
+  .strictObject({
+    /** mainnet, testnet or sim (default). */
+    network: z.enum(NETWORK_NAMES).default(DEFAULT_NETWORK),
+    /** mainnet moves real money: it needs this explicit opt-in. */
+    allowMainnet: z.boolean().default(false),
+    /** sim only: a running `clobbot sim`. Without it, `clobbot run` starts the venue in-process. */
+    venueUrl: hostUrl('baseUrl').optional(),
+    /** sim only: the venue config used for an in-process venue and its funding (default config/sim.yaml). */
+    simConfig: z.string().min(1).optional(),
+    /** Per-host overrides of the network's defaults. */
+    hosts: hostsSchema.optional(),
+    /** EIP-712 `KuruTradingWallet` domain version (default "1"). */
+    tradingWalletDomainVersion: domainVersion.optional(),
+    wallet: walletSchema,
+    account: z
+      .strictObject({
+        /** The uint40 account id; found or created from the owner when absent. */
+        id: integerUnits({ max: UINT40_MAX }).optional(),
+        /** The account owner (default: the trading wallet). */
+        owner: configAddress.optional(),
+      })
+      .prefault({}),
+    markets: z.array(marketSymbol).min(1),
+    strategies: z.array(strategySchema).min(1),
+    risk: riskSchema,
+    engine: engineSchema.prefault({}),
+    logging: loggingSchema.prefault({}),
+    metrics: z.strictObject({ port: intInRange(1, 65_535) }).optional(),
+    /** How long to run: seconds or `90s`, `5m`, `1h`; parsed to milliseconds. Default: until SIGINT. */
+    duration: durationMs.optional(),
+  })
+  .superRefine((run, ctx) => {
+    if (run.network === 'mainnet' && !run.allowMainnet) {
+      ctx.addIssue({ code: 'custom', path: ['network'], message: 'mainnet trades real money: add allowMainnet: true to the run file to opt in' });
+    }
+    if (run.network !== 'sim') {
+      for (const key of ['venueUrl', 'simConfig'] as const) {
+        if (run[key] !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: `${key} applies to network sim only` });
+      }
+      if (run.wallet.kind === 'ephemeral') {
+        ctx.addIssue({ code: 'custom', path: ['wallet', 'ephemeral'], message: 'an ephemeral wallet exists on network sim only' });
+      }
+      const missing = missingHosts(resolveNetwork(run.network, { hosts: run.hosts ?? {} }), TRADING_HOSTS);
+      if (missing.length > 0) {
+        ctx.addIssue({ code: 'custom', path: run.hosts ? ['hosts'] : ['network'], message: missingHostsMessage(run.network, missing) });
+      }
+    }
+    const listed = new Set<string>();
+    run.markets.forEach((symbol, index) => {
+      if (listed.has(symbol)) ctx.addIssue({ code: 'custom', path: ['markets', index], message: `${symbol} is listed twice` });
+      listed.add(symbol);
+    });
+    const names = new Set<string>();
+    run.strategies.forEach((strategy, index) => {
+      if (names.has(strategy.name)) {
+        ctx.addIssue({ code: 'custom', path: ['strategies', index, 'name'], message: `another strategy is already named ${strategy.name}` });
+      }
+      names.add(strategy.name);
+      strategy.markets.forEach((symbol, marketIndex) => {
+        if (!listed.has(symbol)) {
+          ctx.addIssue({ code: 'custom', path: ['strategies', index, 'markets', marketIndex], message: `${symbol} is not listed under markets` });
+        }
+      });
+    });
+  });
+
+export type RunConfig = z.output<typeof runConfigSchema>;
+export type StrategyConfig = RunConfig['strategies'][number];
+export type RiskConfig = RunConfig['risk'];
+export type EngineConfig = RunConfig['engine'];
+
+/**
+ * Whether a strategy `module` names a file (relative or absolute path, or a .ts/.js file name) or a package.
+ *
+ * @example strategyModuleKind('strategies/market-maker.ts') // 'file'
+ * @example strategyModuleKind('@acme/clobbot-strategies') // 'package'
+ */
+export function strategyModuleKind(module: string): 'file' | 'package' {
+  return /^(\.{1,2}\/|\/|[A-Za-z]:[\\/])/.test(module) || /\.(ts|mts|cts|js|mjs|cjs)$/.test(module) ? 'file' : 'package';
+}
+
+export interface ResolveRunNetworkOptions {
+  /** `--network` from the command line, replacing the file's network (mainnet still needs allowMainnet). */
+  readonly network?: string;
+  /** sim: the URL of the venue actually used (e.g. the in-process one). */
+  readonly venueUrl?: string;
+  /** sim: the chain id of the venue actually used. */
+  readonly chainId?: number;
+}
+
+/**
+ * The network a validated run file trades on, with its host overrides applied and every trading host
+ * present. Throws NETWORK_UNKNOWN, NETWORK_HOST_INVALID, or CONFIG_INVALID (mainnet without
+ * `allowMainnet`, or a host the network does not publish and the file does not set).
+ *
+ * @example resolveRunNetwork(config, { venueUrl: 'http://127.0.0.1:4100' }).hosts.relayWsUrl
+ */
+export function resolveRunNetwork(config: RunConfig, options: ResolveRunNetworkOptions = {}): ResolvedNetwork {
+  const name = options.network ?? config.network;
+  if (name === 'mainnet' && !config.allowMainnet) {
+    throw new BaseError('CONFIG_INVALID', 'mainnet trades real money: add allowMainnet: true to the run file to opt in', {
+      details: { network: name },
+    });
+  }
+  const sim = name === 'sim';
+  const network = resolveNetwork(name, {
+    hosts: config.hosts ?? {},
+    ...(config.tradingWalletDomainVersion !== undefined ? { tradingWalletDomainVersion: config.tradingWalletDomainVersion } : {}),
+    ...(sim && (options.venueUrl ?? config.venueUrl) !== undefined ? { venueUrl: options.venueUrl ?? config.venueUrl } : {}),
+    ...(sim && options.chainId !== undefined ? { chainId: options.chainId } : {}),
+  });
+  requireHosts(network, TRADING_HOSTS);
+  return network;
+}

@@ -1,0 +1,185 @@
+import { describe, expect, it } from 'vitest';
+import { isBaseError } from '../../src/core/base-error.ts';
+import { formatConfigIssue } from '../../src/config/config-issue.ts';
+import { loadConfig, parseConfig } from '../../src/config/load-config.ts';
+import { resolveRunNetwork, runConfigSchema, strategyModuleKind, type RunConfig } from '../../src/config/run-config.ts';
+
+const VALID = `network: sim
+wallet:
+  privateKeyEnv: CLOBBOT_KEY
+markets: [MON_USDC]
+strategies:
+  - name: mm
+    module: strategies/market-maker.ts
+    markets: [MON_USDC]
+    params:
+      spreadBps: 20
+risk:
+  maxPosition: "100"
+  maxOrderSize: "10"
+  maxNotional: "500"
+`;
+
+function run(text: string, env: Record<string, string> = {}) {
+  return parseConfig(text, runConfigSchema, { file: 'run.yaml', env });
+}
+
+function issues(text: string, env: Record<string, string> = {}): string[] {
+  const result = run(text, env);
+  if (result.ok) throw new Error('expected the run file to be invalid');
+  return result.issues.map(formatConfigIssue);
+}
+
+function valid(text: string): RunConfig {
+  const result = run(text);
+  if (!result.ok) throw new Error(result.issues.map(formatConfigIssue).join('\n'));
+  return result.value;
+}
+
+describe('run file schema', () => {
+  it('fills the defaults: sim, engine 48 / coalesce, logging info', () => {
+    const config = valid(VALID.replace('network: sim\n', ''));
+    expect(config.network).toBe('sim');
+    expect(config.allowMainnet).toBe(false);
+    expect(config.wallet).toEqual({ kind: 'env', name: 'CLOBBOT_KEY' });
+    expect(config.engine).toEqual({ maxPendingOutcomes: 48, queuePolicy: 'coalesce' });
+    expect(config.logging).toEqual({ level: 'info' });
+    expect(config.account).toEqual({});
+    expect(config.risk).toMatchObject({ maxPosition: '100', maxOrderSize: '10', maxNotional: '500', priceBandBps: 500 });
+    expect(config.strategies[0]!.params).toEqual({ spreadBps: 20 });
+  });
+
+  it('reads the shipped config/market-maker.yaml', async () => {
+    const result = await loadConfig('config/market-maker.yaml', runConfigSchema, { env: {} });
+    if (!result.ok) throw new Error(result.issues.map(formatConfigIssue).join('\n'));
+    const config = result.value;
+    expect(config.network).toBe('sim');
+    expect(config.wallet).toEqual({ kind: 'ephemeral' });
+    expect(config.markets).toEqual(['MON_USDC']);
+    expect(config.strategies.map((s) => [s.name, s.module, s.markets])).toEqual([['mm', 'strategies/market-maker.ts', ['MON_USDC']]]);
+    expect(config.engine.maxPendingOutcomes).toBeLessThan(64);
+    expect(config.duration).toBe(60_000);
+    expect(typeof config.risk.maxPosition).toBe('string');
+  });
+
+  it('refuses an inline private key with a clear message, never echoing it', () => {
+    const key = `0x${'1f'.repeat(32)}`;
+    const text = VALID.replace('  privateKeyEnv: CLOBBOT_KEY\n', `  privateKey: "${key}"\n`);
+    const found = issues(text);
+    expect(found).toEqual([
+      'run.yaml:3:15 wallet.privateKey: never write a private key in the run file: set privateKeyEnv to the NAME of an environment variable that holds it, or privateKeyFile to a file that holds it',
+    ]);
+    expect(found.join('\n')).not.toContain(key);
+  });
+
+  it('refuses a key given where the variable name belongs', () => {
+    const key = `${'ab'.repeat(32)}`;
+    const found = issues(VALID.replace('privateKeyEnv: CLOBBOT_KEY', `privateKeyEnv: ${key}`));
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatch(/^run\.yaml:3:18 wallet\.privateKeyEnv: this is a key, not a variable name/);
+    expect(found[0]).not.toContain(key);
+  });
+
+  it('needs exactly one wallet source', () => {
+    expect(issues(VALID.replace('  privateKeyEnv: CLOBBOT_KEY\n', '  privateKeyEnv: A\n  privateKeyFile: /k\n'))).toEqual([
+      'run.yaml:3:3 wallet: set exactly one of privateKeyEnv, privateKeyFile or ephemeral: true',
+    ]);
+  });
+
+  it('refuses maxPendingOutcomes 64 (the relay closes the socket there)', () => {
+    expect(issues(`${VALID}engine:\n  maxPendingOutcomes: 64\n`)).toEqual([
+      'run.yaml:16:23 engine.maxPendingOutcomes: expected at most 63: the relay closes the connection when 64 outcomes are pending',
+    ]);
+    expect(valid(`${VALID}engine:\n  maxPendingOutcomes: 63\n`).engine.maxPendingOutcomes).toBe(63);
+  });
+
+  it('refuses mainnet without allowMainnet: true', () => {
+    const hosts = 'hosts:\n  relayUrl: https://r.example\n  relayWsUrl: wss://r.example/relay/ws\n  rpcUrl: https://rpc.example\n';
+    const text = VALID.replace('network: sim\n', `network: mainnet\n${hosts}`);
+    expect(issues(text)).toEqual(['run.yaml:1:10 network: mainnet trades real money: add allowMainnet: true to the run file to opt in']);
+    expect(valid(`allowMainnet: true\n${text}`).network).toBe('mainnet');
+  });
+
+  it('demands the hosts a network does not publish', () => {
+    expect(issues(VALID.replace('network: sim', 'network: testnet'))).toEqual([
+      'run.yaml:1:10 network: network testnet has no default exchangeUrl, userUrl, rpcUrl (not published): set hosts.exchangeUrl, hosts.userUrl, hosts.rpcUrl in the run file',
+    ]);
+    expect(issues(VALID.replace('network: sim', 'network: testnet\nhosts:\n  exchangeUrl: https://md.example'))).toEqual([
+      'run.yaml:3:3 hosts: network testnet has no default userUrl, rpcUrl (not published): set hosts.userUrl, hosts.rpcUrl in the run file',
+    ]);
+  });
+
+  it('checks host URLs and sim-only keys', () => {
+    expect(issues(VALID.replace('network: sim', 'network: sim\nhosts:\n  relayWsUrl: https://r.example'))).toEqual([
+      'run.yaml:3:15 hosts.relayWsUrl: expected a ws:// or wss:// URL',
+    ]);
+    const testnet = 'network: testnet\nvenueUrl: http://127.0.0.1:1\nhosts: { exchangeUrl: "https://a.example", userUrl: "https://a.example", rpcUrl: "https://a.example" }';
+    expect(issues(VALID.replace('network: sim', testnet))).toEqual(['run.yaml:2:11 venueUrl: venueUrl applies to network sim only']);
+  });
+
+  it('cross-checks markets and strategy names', () => {
+    const text = VALID.replace('    markets: [MON_USDC]\n', '    markets: [MON_USDC, WETH_USDC]\n').replace(
+      'risk:',
+      '  - name: mm\n    module: other\n    markets: [MON_USDC]\nrisk:',
+    );
+    expect(issues(text)).toEqual([
+      'run.yaml:8:25 strategies[0].markets[1]: WETH_USDC is not listed under markets',
+      'run.yaml:11:11 strategies[1].name: another strategy is already named mm',
+    ]);
+  });
+
+  it('keeps money out of JS numbers', () => {
+    expect(issues(VALID.replace('maxPosition: "100"', 'maxPosition: 0.5'))).toEqual([
+      'run.yaml:12:16 risk.maxPosition: expected a non-negative decimal amount such as "1500.25", got a fractional number (quote fractional amounts, e.g. "0.5")',
+    ]);
+    expect(valid(VALID.replace('maxPosition: "100"', 'maxPosition: 100')).risk.maxPosition).toBe('100');
+    expect(valid(`${VALID}account:\n  id: 1099511627775\n`).account.id).toBe(1099511627775n);
+    expect(issues(`${VALID}account:\n  id: 1099511627776\n`)).toEqual(['run.yaml:16:7 account.id: expected an integer in 0..1099511627775']);
+  });
+
+  it('reports a wrong type and an unknown key where they are', () => {
+    expect(issues(`${VALID}engine:\n  maxPendingOutcomes: lots\n  policy: queue\n`)).toEqual([
+      'run.yaml:16:23 engine.maxPendingOutcomes: expected a number, got a string',
+      'run.yaml:17:3 engine.policy: unknown key (allowed here: maxPendingOutcomes, queuePolicy)',
+    ]);
+  });
+
+  it('parses durations to milliseconds', () => {
+    expect(valid(`${VALID}duration: 90\n`).duration).toBe(90_000);
+    expect(valid(`${VALID}duration: 5m\n`).duration).toBe(300_000);
+    expect(issues(`${VALID}duration: soon\n`)[0]).toMatch(/^run\.yaml:15:11 duration: expected a positive duration/);
+  });
+});
+
+describe('resolveRunNetwork', () => {
+  it('resolves sim hosts from the venue actually used', () => {
+    const network = resolveRunNetwork(valid(VALID), { venueUrl: 'http://127.0.0.1:4100' });
+    expect(network.hosts.exchangeUrl).toBe('http://127.0.0.1:4100');
+    expect(network.hosts.relayWsUrl).toBe('ws://127.0.0.1:4100/relay/ws');
+  });
+
+  it('refuses --network mainnet unless the file opted in', () => {
+    let error: unknown;
+    try {
+      resolveRunNetwork(valid(VALID), { network: 'mainnet' });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(isBaseError(error, 'CONFIG_INVALID')).toBe(true);
+    expect((error as Error).message).toMatch(/allowMainnet: true/);
+  });
+
+  it('refuses a network whose trading hosts are missing', () => {
+    expect(() => resolveRunNetwork(valid(VALID), { network: 'testnet' })).toThrow(/has no default exchangeUrl, userUrl, rpcUrl/);
+  });
+});
+
+describe('strategyModuleKind', () => {
+  it('tells file paths from package names', () => {
+    expect(strategyModuleKind('strategies/market-maker.ts')).toBe('file');
+    expect(strategyModuleKind('./my.js')).toBe('file');
+    expect(strategyModuleKind('/abs/strategy.mjs')).toBe('file');
+    expect(strategyModuleKind('@acme/strategies')).toBe('package');
+    expect(strategyModuleKind('clobbot-grid')).toBe('package');
+  });
+});
