@@ -8,17 +8,25 @@ import { z } from 'zod';
 import { isBaseError } from '../core/base-error.ts';
 import { RelayMethod, UNSUPPORTED_RELAY_METHODS, type RelayErrorCodeName, type RelayMethodName } from './constants.ts';
 import { isNonCanonicalIssue, lowercaseAddress, type Address } from './encoding.ts';
-import type { Authorization7702 } from './intent-types.ts';
+import type {
+  AuthorizeAccountSignerIntent,
+  Authorization7702,
+  BatchIntent,
+  CancelTriggerIntent,
+  ReplaceBySlotIntent,
+} from './intent-types.ts';
 import {
   authorization7702Schema,
   authorizeSignerPayloadSchema,
   batchPayloadSchema,
   cancelTriggerPayloadSchema,
+  encodeAuthorization7702,
+  encodeAuthorizeSignerPayload,
+  encodeBatchPayload,
+  encodeCancelTriggerPayload,
+  encodeReplacePayload,
   replacePayloadSchema,
-  type AuthorizeSignerPayload,
-  type BatchPayload,
-  type CancelTriggerPayload,
-  type ReplacePayload,
+  type Signed,
 } from './relay-payloads.ts';
 import { formatJsonPath, parseStrictJson } from './strict-json.ts';
 
@@ -29,10 +37,10 @@ export const uuidv7Schema = z
 
 /** A request of one supported method with its typed payload. */
 export type RelayCall =
-  | { readonly method: typeof RelayMethod.authorizeAccountSigner; readonly payload: AuthorizeSignerPayload }
-  | { readonly method: typeof RelayMethod.executeBatch; readonly payload: BatchPayload }
-  | { readonly method: typeof RelayMethod.executeReplaceBySlotPacked; readonly payload: ReplacePayload }
-  | { readonly method: typeof RelayMethod.cancelTrigger; readonly payload: CancelTriggerPayload };
+  | { readonly method: typeof RelayMethod.authorizeAccountSigner; readonly payload: AuthorizeAccountSignerIntent & Signed }
+  | { readonly method: typeof RelayMethod.executeBatch; readonly payload: BatchIntent & Signed }
+  | { readonly method: typeof RelayMethod.executeReplaceBySlotPacked; readonly payload: ReplaceBySlotIntent & Signed }
+  | { readonly method: typeof RelayMethod.cancelTrigger; readonly payload: CancelTriggerIntent & Signed };
 
 export type RelayRestRequest = RelayCall & {
   readonly requestId: string;
@@ -184,4 +192,36 @@ function checkWalletBindings(call: RelayCall, authorization: Authorization7702 |
     return failure('WALLET_MISMATCH', 'authorization7702.authority must equal the request wallet', '$.authorization7702.authority', id);
   }
   return undefined;
+}
+
+// ---- encoding: typed request -> wire JSON text ----
+
+function encodeCall(call: RelayCall): { method: RelayMethodName; payload: unknown } {
+  switch (call.method) {
+    case RelayMethod.authorizeAccountSigner:
+      return { method: call.method, payload: encodeAuthorizeSignerPayload(call.payload, call.payload.signature) };
+    case RelayMethod.executeBatch:
+      return { method: call.method, payload: encodeBatchPayload(call.payload, call.payload.signature) };
+    case RelayMethod.executeReplaceBySlotPacked:
+      return { method: call.method, payload: encodeReplacePayload(call.payload, call.payload.signature) };
+    case RelayMethod.cancelTrigger:
+      return { method: call.method, payload: encodeCancelTriggerPayload(call.payload, call.payload.signature) };
+  }
+}
+
+/**
+ * The JSON body of `POST /relay` for a typed request: canonical values, `authorization7702: null`
+ * when there is none. `parseRelayRestRequest` reads it back to the same value.
+ */
+export function encodeRelayRestRequest(request: RelayRestRequest): string {
+  const { method, payload } = encodeCall(request);
+  const authorization7702 = request.authorization7702 ? encodeAuthorization7702(request.authorization7702) : null;
+  return JSON.stringify({ requestId: request.requestId, method, wallet: request.wallet, payload, authorization7702 });
+}
+
+/** One WebSocket client message for a typed request (no `wallet`: the connection's JWT binds it). */
+export function encodeRelayWsMessage(request: RelayWsRequest): string {
+  const { method, payload } = encodeCall(request);
+  const authorization7702 = request.authorization7702 ? encodeAuthorization7702(request.authorization7702) : null;
+  return JSON.stringify({ id: request.id, method, payload, authorization7702 });
 }

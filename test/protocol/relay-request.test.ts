@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RelayMethod } from '../../src/protocol/constants.ts';
 import { encodeBatchPayload, encodeAuthorizeSignerPayload } from '../../src/protocol/relay-payloads.ts';
-import { parseRelayRestRequest, parseRelayWsMessage } from '../../src/protocol/relay-request.ts';
+import { encodeRelayRestRequest, encodeRelayWsMessage, parseRelayRestRequest, parseRelayWsMessage } from '../../src/protocol/relay-request.ts';
 import { address, batch, signature } from '../../src/testing/arbitraries.ts';
 
 const wallet = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
@@ -185,6 +185,23 @@ describe('parseRelayWsMessage', () => {
         expect(!result.ok && result.error.code).toBe('WALLET_MISMATCH');
       }),
       { numRuns: 50 },
+    );
+  });
+});
+
+describe('encodeRelayRestRequest / encodeRelayWsMessage', () => {
+  it('write what the strict parsers read back to the same typed request', () => {
+    fc.assert(
+      fc.property(batch, signature, (intent, signatureHex) => {
+        const payload = { ...intent, signature: signatureHex };
+        const restText = encodeRelayRestRequest({ requestId, wallet, method: RelayMethod.executeBatch, payload, authorization7702: null });
+        const restParsed = parseRelayRestRequest(restText);
+        expect(restParsed.ok && restParsed.value).toEqual({ requestId, wallet, method: RelayMethod.executeBatch, payload, authorization7702: null });
+        const wsText = encodeRelayWsMessage({ id: requestId, method: RelayMethod.executeBatch, payload, authorization7702: null });
+        const wsParsed = parseRelayWsMessage(wsText, wallet);
+        expect(wsParsed.ok && wsParsed.value).toEqual({ id: requestId, method: RelayMethod.executeBatch, payload, authorization7702: null });
+      }),
+      { numRuns: 100 },
     );
   });
 });
