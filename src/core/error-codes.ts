@@ -13,11 +13,9 @@ export const errorCodes = {
   PROTOCOL_NON_CANONICAL: 'A wire value is not in canonical form (integer string, hex width or case).',
   PROTOCOL_INVALID_JSON: 'A message is not valid JSON.',
   PROTOCOL_DUPLICATE_FIELD: 'A JSON object holds the same field twice.',
-  PROTOCOL_UNKNOWN_FIELD: 'A strict message holds a field the contract does not define.',
   PROTOCOL_SCHEMA_MISMATCH: 'A message does not match its schema.',
   PROTOCOL_PACKED_OP_INVALID: 'A packed slot operation breaks a rule of the packed-op format.',
   PROTOCOL_SIGNATURE_INVALID: 'A signature is malformed, high-s, or does not recover to the expected signer.',
-  PROTOCOL_UNSUPPORTED_METHOD: 'A relay method is defined but not supported live.',
   // networks and secrets
   NETWORK_UNKNOWN: 'A network name is not one of mainnet, testnet, sim.',
   NETWORK_HOST_INVALID: 'A host override is not an http(s) or ws(s) URL.',

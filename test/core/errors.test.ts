@@ -51,4 +51,13 @@ describe('error codes', () => {
     expect(used.size).toBeGreaterThan(5);
     for (const code of used) expect(Object.keys(errorCodes), code).toContain(code);
   });
+
+  it('has no dead codes: each one is named somewhere in src besides the table', () => {
+    const src = new URL('../../src', import.meta.url).pathname;
+    const text = sourceFiles(src)
+      .filter((file) => !file.endsWith('error-codes.ts'))
+      .map((file) => readFileSync(file, 'utf8'))
+      .join('\n');
+    for (const code of Object.keys(errorCodes)) expect(text, code).toContain(`'${code}'`);
+  });
 });

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { NETWORK_DEFAULTS, NETWORK_NAMES } from '../../src/config/network-config.ts';
 import * as constants from '../../src/protocol/constants.ts';
 
 const doc = readFileSync(new URL('../../docs/protocol.md', import.meta.url), 'utf8');
@@ -40,6 +41,11 @@ describe('docs/protocol.md', () => {
       expect(constants[key], name).toBe(Number(value));
       expect(['spec', 'venue', 'Binance', 'ours']).toContain(source);
     }
+  });
+
+  it('lists each network with the chain id of the code', () => {
+    const documented = Object.fromEntries(tableAfter('## Networks and hosts').map(([name, chainId]) => [unquote(name!), Number(chainId)]));
+    expect(documented).toEqual(Object.fromEntries(NETWORK_NAMES.map((name) => [name, NETWORK_DEFAULTS[name].chainId])));
   });
 
   it('names the market data error codes of the code', () => {
