@@ -27,6 +27,8 @@ export const errorCodes = {
   CONFIG_ENV_MISSING: 'A ${VAR} reference names an environment variable that is not set.',
   // command line
   CLI_USAGE: 'A command was called with unknown or missing arguments.',
+  // venue model
+  VENUE_INVARIANT_BROKEN: 'The venue model found its own state inconsistent (a bug, never bad input).',
   // clock
   CLOCK_BACKWARDS: 'A virtual clock was asked to move back in time.',
 } as const;

@@ -136,6 +136,7 @@ export const RelayErrorCode = {
   UNKNOWN_TRIGGER: { http: 422, retryable: false, meaning: 'The trigger does not exist or is not active.' },
   EXPECTED_ORDER_ID_MISMATCH: { http: 422, retryable: false, meaning: 'A slot does not hold the order id the intent expected (checked at execution).' },
   INVALID_ORDER: { http: 422, retryable: false, meaning: 'An order breaks a market rule (tick, min or max size, post-only would cross, FOK unfilled).' },
+  NO_FREE_SLOT: { http: 422, retryable: false, meaning: 'Every one of the 62 maker slots of the account on this market holds an order.' },
   INSUFFICIENT_BALANCE: { http: 422, retryable: false, meaning: 'The account cannot fund the orders of the batch.' },
   RATE_LIMITED: { http: 429, retryable: true, meaning: 'Too many requests; retry after retryAfterMs.' },
   INTERNAL_ERROR: { http: 500, retryable: true, meaning: 'The relay failed before broadcasting; the request was not sent.' },
