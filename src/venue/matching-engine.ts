@@ -78,7 +78,7 @@ export interface ExecuteBatchParams {
   readonly accountId: bigint;
   readonly market: Address;
   readonly cancelSlotIdxs: readonly number[];
-  /** One per cancel slot; optionally followed by one uint64 max per order. */
+  /** Exactly one per cancel slot. */
   readonly expectedOrderIds: readonly bigint[];
   readonly orders: readonly OrderIntent[];
 }

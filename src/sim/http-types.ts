@@ -1,0 +1,36 @@
+/**
+ * The shape every HTTP route of the simulated venue is written in: a plain function from a read
+ * request to an answer, so routes are tested without sockets and the server owns all framing
+ * (body limits, JSON, rate-limit headers, faults).
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+
+export interface SimRequest {
+  readonly method: string;
+  /** The path without the query, e.g. `/api/v3/depth`. */
+  readonly path: string;
+  /** Path parameters captured by the route pattern, e.g. `{ userAddress }`. */
+  readonly params: Readonly<Record<string, string>>;
+  readonly query: URLSearchParams;
+  readonly headers: IncomingHttpHeaders;
+  /** The raw body text (empty for GET); the server has already refused bodies over the limit. */
+  readonly body: string;
+  /** The client's IP address, for per-IP limits. */
+  readonly ip: string;
+}
+
+export interface SimResponse {
+  readonly status: number;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Serialised as JSON (bigints must already be strings). */
+  readonly body: unknown;
+}
+
+export type SimRouteHandler = (request: SimRequest) => SimResponse | Promise<SimResponse>;
+
+export interface SimRoute {
+  readonly method: 'GET' | 'POST';
+  /** A path pattern with `:name` segments, e.g. `/api/v3/:userAddress/user/order-events`. */
+  readonly pattern: string;
+  readonly handler: SimRouteHandler;
+}
