@@ -1,0 +1,55 @@
+/**
+ * House rules that a reviewer would otherwise have to remember: the layers of src/ import only from
+ * layers below them, and nothing on the trading path reads wall time, randomness or the console
+ * directly (docs: README "Architecture", shared design guide).
+ */
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const LAYERS = ['core', 'protocol', 'config', 'venue', 'clients', 'market', 'strategy', 'execution', 'sim', 'backtest', 'testing', 'cli'];
+const src = new URL('../src', import.meta.url).pathname;
+
+function files(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? files(path) : path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** Source without comments, so JSDoc examples do not count. */
+function code(path: string): string {
+  return readFileSync(path, 'utf8')
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+}
+
+const layerOf = (path: string) => relative(src, path).split('/')[0]!;
+
+describe('architecture', () => {
+  const sources = files(src).filter((path) => path !== join(src, 'index.ts'));
+
+  it('puts every source file in a known layer', () => {
+    for (const path of sources) expect(LAYERS, relative(src, path)).toContain(layerOf(path));
+  });
+
+  it('imports only from the same or lower layers', () => {
+    for (const path of sources) {
+      const own = LAYERS.indexOf(layerOf(path));
+      for (const match of code(path).matchAll(/from '(\.\.?\/[^']+)'/g)) {
+        const target = relative(src, join(path, '..', match[1]!)).split('/')[0]!;
+        if (!LAYERS.includes(target)) continue;
+        expect(LAYERS.indexOf(target), `${relative(src, path)} imports ${match[1]}`).toBeLessThanOrEqual(own);
+      }
+    }
+  });
+
+  it('reads wall time only in the live clock, and never Math.random, timers or the console', () => {
+    for (const path of sources) {
+      const text = code(path);
+      const where = relative(src, path);
+      if (where !== 'core/clock.ts') expect(text, where).not.toMatch(/\bDate\.now\(|new Date\(\)/);
+      expect(text, where).not.toMatch(/\bMath\.random\(|\bsetTimeout\(|\bsetInterval\(|\bconsole\./);
+    }
+  });
+});
