@@ -15,10 +15,11 @@
  * These functions check that each value fits its ABI type (UNITS_OUT_OF_RANGE otherwise); the
  * semantic rules (non-zero quantity, unique slots, …) belong to the relay schemas.
  */
-import { encodeAbiParameters, keccak256 } from 'viem';
+import { bytesToHex, keccak256 } from 'viem';
 import { BaseError } from '../core/base-error.ts';
 import { UINT32_MAX, UINT64_MAX, UINT96_MAX, assertInRange } from '../core/units.ts';
 import { ExecutionInstructionCode, MAX_PACKED_OPS_BYTES, OrderSideCode, TimeInForceCode } from './constants.ts';
+import { writeUintWord } from './eip712-hasher.ts';
 import type { Hex } from './encoding.ts';
 import type { OrderIntent } from './intent-types.ts';
 
@@ -35,10 +36,6 @@ export const ordersAbiParameter = {
   ],
 } as const;
 
-const ordersParameters = [ordersAbiParameter] as const;
-const uint8ArrayParameters = [{ type: 'uint8[]' }] as const;
-const uint64ArrayParameters = [{ type: 'uint64[]' }] as const;
-
 function enumCode<T extends Record<string, number>>(codes: T, value: string, field: string, index: number): number {
   const code = Object.hasOwn(codes, value) ? codes[value] : undefined;
   if (code === undefined) {
@@ -49,21 +46,52 @@ function enumCode<T extends Record<string, number>>(codes: T, value: string, fie
   return code;
 }
 
+/** `abi.encode` of one dynamic array of static items: the 0x20 offset word, the length, the items. */
+function encodedArray(length: number, wordsPerItem: number): Uint8Array {
+  const out = new Uint8Array(64 + length * wordsPerItem * 32);
+  out[31] = 0x20;
+  writeUintWord(out, 32, length);
+  return out;
+}
+
+/** `ordersHash` as raw bytes (the signing hot path); see `hashOrders`. */
+export function hashOrdersBytes(orders: readonly OrderIntent[]): Uint8Array {
+  const out = encodedArray(orders.length, 6);
+  for (let index = 0; index < orders.length; index++) {
+    const order = orders[index]!;
+    const base = 64 + index * 192;
+    writeUintWord(out, base, enumCode(OrderSideCode, order.side, 'side', index));
+    writeUintWord(out, base + 32, assertInRange(order.quantity, UINT96_MAX, `orders[${index}].quantity`));
+    writeUintWord(out, base + 64, assertInRange(order.price, UINT32_MAX, `orders[${index}].price`));
+    writeUintWord(out, base + 96, enumCode(TimeInForceCode, order.tif, 'tif', index));
+    writeUintWord(out, base + 128, enumCode(ExecutionInstructionCode, order.executionInstruction, 'executionInstruction', index));
+    writeUintWord(out, base + 160, assertInRange(order.minSizeAfterBlock, UINT32_MAX, `orders[${index}].minSizeAfterBlock`));
+  }
+  return keccak256(out, 'bytes');
+}
+
 /**
  * `ordersHash` of a batch: side BUY=0 SELL=1, tif GTC=0 IOC=1 FOK=2, instruction NONE=0 POST_ONLY=1.
  *
  * @example hashOrders([{ side: 'BUY', quantity: 1_000_000n, price: 123_400n, tif: 'GTC', executionInstruction: 'NONE', minSizeAfterBlock: 0n }])
  */
 export function hashOrders(orders: readonly OrderIntent[]): Hex {
-  const tuples = orders.map((order, index) => ({
-    side: enumCode(OrderSideCode, order.side, 'side', index),
-    quantity: assertInRange(order.quantity, UINT96_MAX, `orders[${index}].quantity`),
-    price: Number(assertInRange(order.price, UINT32_MAX, `orders[${index}].price`)),
-    tif: enumCode(TimeInForceCode, order.tif, 'tif', index),
-    executionInstruction: enumCode(ExecutionInstructionCode, order.executionInstruction, 'executionInstruction', index),
-    minSizeAfterBlock: Number(assertInRange(order.minSizeAfterBlock, UINT32_MAX, `orders[${index}].minSizeAfterBlock`)),
-  }));
-  return keccak256(encodeAbiParameters(ordersParameters, [tuples]));
+  return bytesToHex(hashOrdersBytes(orders));
+}
+
+/** `cancelSlotIdxsHash` as raw bytes; see `hashCancelSlotIdxs`. */
+export function hashCancelSlotIdxsBytes(slotIdxs: readonly number[]): Uint8Array {
+  const out = encodedArray(slotIdxs.length, 1);
+  for (let index = 0; index < slotIdxs.length; index++) {
+    const slot = slotIdxs[index]!;
+    if (!Number.isInteger(slot) || slot < 0 || slot > 0xff) {
+      throw new BaseError('UNITS_OUT_OF_RANGE', `cancelSlotIdxs[${index}] ${slot} does not fit uint8`, {
+        details: { index, value: String(slot) },
+      });
+    }
+    out[64 + index * 32 + 31] = slot;
+  }
+  return keccak256(out, 'bytes');
 }
 
 /**
@@ -72,14 +100,16 @@ export function hashOrders(orders: readonly OrderIntent[]): Hex {
  * @example hashCancelSlotIdxs([3, 5])
  */
 export function hashCancelSlotIdxs(slotIdxs: readonly number[]): Hex {
-  slotIdxs.forEach((slot, index) => {
-    if (!Number.isInteger(slot) || slot < 0 || slot > 0xff) {
-      throw new BaseError('UNITS_OUT_OF_RANGE', `cancelSlotIdxs[${index}] ${slot} does not fit uint8`, {
-        details: { index, value: String(slot) },
-      });
-    }
-  });
-  return keccak256(encodeAbiParameters(uint8ArrayParameters, [slotIdxs]));
+  return bytesToHex(hashCancelSlotIdxsBytes(slotIdxs));
+}
+
+/** `expectedOrderIdsHash` as raw bytes; see `hashExpectedOrderIds`. */
+export function hashExpectedOrderIdsBytes(orderIds: readonly bigint[]): Uint8Array {
+  const out = encodedArray(orderIds.length, 1);
+  for (let index = 0; index < orderIds.length; index++) {
+    writeUintWord(out, 64 + index * 32, assertInRange(orderIds[index]!, UINT64_MAX, `expectedOrderIds[${index}]`));
+  }
+  return keccak256(out, 'bytes');
 }
 
 /**
@@ -88,8 +118,7 @@ export function hashCancelSlotIdxs(slotIdxs: readonly number[]): Hex {
  * @example hashExpectedOrderIds([31n, 2n ** 64n - 1n])
  */
 export function hashExpectedOrderIds(orderIds: readonly bigint[]): Hex {
-  orderIds.forEach((id, index) => assertInRange(id, UINT64_MAX, `expectedOrderIds[${index}]`));
-  return keccak256(encodeAbiParameters(uint64ArrayParameters, [orderIds]));
+  return bytesToHex(hashExpectedOrderIdsBytes(orderIds));
 }
 
 const hexBytesPattern = /^0x(?:[0-9a-fA-F]{2})*$/;

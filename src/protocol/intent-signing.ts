@@ -23,7 +23,8 @@ import {
   type ReplaceBySlotIntentTypes,
   type TradingWalletDomain,
 } from './eip712-types.ts';
-import { hashCancelSlotIdxs, hashExpectedOrderIds, hashOrders, hashPackedOps } from './intent-hashes.ts';
+import { eip712Digest, hashStaticStruct, typeHash } from './eip712-hasher.ts';
+import { hashCancelSlotIdxs, hashCancelSlotIdxsBytes, hashExpectedOrderIds, hashExpectedOrderIdsBytes, hashOrders, hashOrdersBytes, hashPackedOps } from './intent-hashes.ts';
 import type {
   AuthorizeAccountSignerIntent,
   BatchIntent,
@@ -34,9 +35,10 @@ import type {
 
 /**
  * Anything that signs EIP-712 typed data: a viem LocalAccount (`privateKeyToAccount`), or a
- * remote signer (KMS, HSM, wallet bridge) that offers the same two members.
+ * remote signer (KMS, HSM, wallet bridge) that offers the same two members. A signer with a raw
+ * `sign({ hash })` (every local key) signs the digest directly: the fast path.
  */
-export type IntentSigner = Pick<LocalAccount, 'address' | 'signTypedData'>;
+export type IntentSigner = Pick<LocalAccount, 'address' | 'signTypedData'> & { readonly sign?: LocalAccount['sign'] };
 
 /** secp256k1 group order n; n/2 is the largest low-s value (EIP-2). */
 export const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
@@ -268,6 +270,80 @@ export function authorizeAccountSignerTypedData(
   };
 }
 
+// ---- fast digests: the same values as hashTypedData of the typed data above -------------------
+
+const batchFields = batchIntentTypes.BatchIntent;
+const replaceFields = replaceBySlotIntentTypes.ReplaceBySlotIntent;
+const cancelTriggerFields = cancelTriggerIntentTypes.CancelTriggerIntent;
+const authorizeFields = authorizeAccountSignerTypes.AuthorizeAccountSigner;
+const batchTypeHash = typeHash('BatchIntent', batchFields);
+const replaceTypeHash = typeHash('ReplaceBySlotIntent', replaceFields);
+const cancelTriggerTypeHash = typeHash('CancelTriggerIntent', cancelTriggerFields);
+const authorizeTypeHash = typeHash('AuthorizeAccountSigner', authorizeFields);
+
+function headerValues(header: IntentHeader): (bigint | number | string)[] {
+  const h = headerMessage(header);
+  return [h.accountId, h.market, h.authNonce, h.nonce, h.deadline, h.clientOrderId, h.builder, h.builderFeePps];
+}
+
+/** The EIP-712 digest of a batch intent (what the wallet signs). */
+export function batchIntentDigest(parameters: TradingWalletIntentParameters<BatchIntent>): Hex {
+  const { domain, intent } = parameters;
+  return eip712Digest(
+    domain,
+    hashStaticStruct(batchTypeHash, batchFields, [
+      ...headerValues(intent.header),
+      hashOrdersBytes(intent.orders),
+      hashCancelSlotIdxsBytes(intent.cancelSlotIdxs),
+      hashExpectedOrderIdsBytes(intent.expectedOrderIds),
+    ]),
+  );
+}
+
+/** The EIP-712 digest of a packed-replacement intent. */
+export function replaceBySlotIntentDigest(parameters: TradingWalletIntentParameters<ReplaceBySlotIntent>): Hex {
+  const { domain, intent } = parameters;
+  return eip712Digest(
+    domain,
+    hashStaticStruct(replaceTypeHash, replaceFields, [
+      ...headerValues(intent.header),
+      hashPackedOps(intent.packedOps),
+      hashExpectedOrderIdsBytes(intent.expectedOrderIds),
+    ]),
+  );
+}
+
+/** The EIP-712 digest of a cancel-trigger intent. */
+export function cancelTriggerIntentDigest(parameters: TradingWalletIntentParameters<CancelTriggerIntent>): Hex {
+  const { domain } = parameters;
+  const m = cancelTriggerIntentTypedData(parameters).message;
+  return eip712Digest(domain, hashStaticStruct(cancelTriggerTypeHash, cancelTriggerFields, [m.accountId, m.authNonce, m.nonce, m.deadline, m.triggerId]));
+}
+
+/** The EIP-712 digest of a signer authorization (account-core domain). */
+export function authorizeAccountSignerDigest(parameters: AccountCoreIntentParameters<AuthorizeAccountSignerIntent>): Hex {
+  const { domain } = parameters;
+  const m = authorizeAccountSignerTypedData(parameters).message;
+  return eip712Digest(
+    domain,
+    hashStaticStruct(authorizeTypeHash, authorizeFields, [m.account, m.authorizer, m.signer, m.permissions, m.expiry, m.nonce, m.deadline]),
+  );
+}
+
+/**
+ * Signs a digest: with the signer's raw `sign` when it has one (a local key: one secp256k1
+ * signature, no generic typed-data encoding), else through its `signTypedData` (remote signers
+ * show the user what they sign).
+ */
+async function signIntent(signer: IntentSigner, digest: Hex, typedData: () => AnyTypedData): Promise<Hex> {
+  if (signer.sign) return normalizeSignature(await signer.sign({ hash: digest }));
+  return signTypedDataWith(signer, typedData());
+}
+
+async function recoverDigestSigner(digest: Hex, signature: string): Promise<Address> {
+  return (await recoverAddress({ hash: digest, signature: assertCanonicalSignature(signature) })).toLowerCase() as Address;
+}
+
 // ---- sign and recover, per intent ------------------------------------------------------------
 
 /**
@@ -276,36 +352,36 @@ export function authorizeAccountSignerTypedData(
  * @example const signature = await signBatchIntent(account, { domain: tradingWalletDomain({ chainId, wallet }), intent })
  */
 export function signBatchIntent(signer: IntentSigner, parameters: TradingWalletIntentParameters<BatchIntent>): Promise<Hex> {
-  return signTypedDataWith(signer, batchIntentTypedData(parameters));
+  return signIntent(signer, batchIntentDigest(parameters), () => batchIntentTypedData(parameters));
 }
 
 /** The lowercase address that signed a batch intent. */
 export function recoverBatchIntentSigner(parameters: RecoverIntentParameters<TradingWalletIntentParameters<BatchIntent>>): Promise<Address> {
-  return recoverTypedDataSigner({ typedData: batchIntentTypedData(parameters), signature: parameters.signature });
+  return recoverDigestSigner(batchIntentDigest(parameters), parameters.signature);
 }
 
 /** Signs a `wallet.execute_replace_by_slot_packed` intent. */
 export function signReplaceBySlotIntent(signer: IntentSigner, parameters: TradingWalletIntentParameters<ReplaceBySlotIntent>): Promise<Hex> {
-  return signTypedDataWith(signer, replaceBySlotIntentTypedData(parameters));
+  return signIntent(signer, replaceBySlotIntentDigest(parameters), () => replaceBySlotIntentTypedData(parameters));
 }
 
 /** The lowercase address that signed a packed-replacement intent. */
 export function recoverReplaceBySlotIntentSigner(
   parameters: RecoverIntentParameters<TradingWalletIntentParameters<ReplaceBySlotIntent>>,
 ): Promise<Address> {
-  return recoverTypedDataSigner({ typedData: replaceBySlotIntentTypedData(parameters), signature: parameters.signature });
+  return recoverDigestSigner(replaceBySlotIntentDigest(parameters), parameters.signature);
 }
 
 /** Signs a `wallet.cancel_trigger` intent. */
 export function signCancelTriggerIntent(signer: IntentSigner, parameters: TradingWalletIntentParameters<CancelTriggerIntent>): Promise<Hex> {
-  return signTypedDataWith(signer, cancelTriggerIntentTypedData(parameters));
+  return signIntent(signer, cancelTriggerIntentDigest(parameters), () => cancelTriggerIntentTypedData(parameters));
 }
 
 /** The lowercase address that signed a cancel-trigger intent. */
 export function recoverCancelTriggerIntentSigner(
   parameters: RecoverIntentParameters<TradingWalletIntentParameters<CancelTriggerIntent>>,
 ): Promise<Address> {
-  return recoverTypedDataSigner({ typedData: cancelTriggerIntentTypedData(parameters), signature: parameters.signature });
+  return recoverDigestSigner(cancelTriggerIntentDigest(parameters), parameters.signature);
 }
 
 /** Signs an `account_core.authorize_account_signer_by_sig` grant (signed by the account owner). */
@@ -313,12 +389,12 @@ export function signAuthorizeAccountSigner(
   signer: IntentSigner,
   parameters: AccountCoreIntentParameters<AuthorizeAccountSignerIntent>,
 ): Promise<Hex> {
-  return signTypedDataWith(signer, authorizeAccountSignerTypedData(parameters));
+  return signIntent(signer, authorizeAccountSignerDigest(parameters), () => authorizeAccountSignerTypedData(parameters));
 }
 
 /** The lowercase address that signed a signer authorization. */
 export function recoverAuthorizeAccountSignerSigner(
   parameters: RecoverIntentParameters<AccountCoreIntentParameters<AuthorizeAccountSignerIntent>>,
 ): Promise<Address> {
-  return recoverTypedDataSigner({ typedData: authorizeAccountSignerTypedData(parameters), signature: parameters.signature });
+  return recoverDigestSigner(authorizeAccountSignerDigest(parameters), parameters.signature);
 }
