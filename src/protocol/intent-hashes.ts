@@ -23,19 +23,6 @@ import { writeUintWord } from './eip712-hasher.ts';
 import type { Hex } from './encoding.ts';
 import type { OrderIntent } from './intent-types.ts';
 
-/** The ABI parameter of `ordersHash`: the venue's native order tuple array. */
-export const ordersAbiParameter = {
-  type: 'tuple[]',
-  components: [
-    { name: 'side', type: 'uint8' },
-    { name: 'quantity', type: 'uint96' },
-    { name: 'price', type: 'uint32' },
-    { name: 'tif', type: 'uint8' },
-    { name: 'executionInstruction', type: 'uint8' },
-    { name: 'minSizeAfterBlock', type: 'uint32' },
-  ],
-} as const;
-
 function enumCode<T extends Record<string, number>>(codes: T, value: string, field: string, index: number): number {
   const code = Object.hasOwn(codes, value) ? codes[value] : undefined;
   if (code === undefined) {
