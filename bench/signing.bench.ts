@@ -1,7 +1,9 @@
+import { keccak256 } from 'viem';
 import { privateKeyToAccount, sign } from 'viem/accounts';
 import { tradingWalletDomain } from '../src/protocol/eip712-types.ts';
 import { batchIntentDigest, batchIntentTypedData, signBatchIntent } from '../src/protocol/intent-signing.ts';
 import type { BatchIntent } from '../src/protocol/intent-types.ts';
+import { keccak256Bytes } from '../src/protocol/keccak256.ts';
 import { decodePackedOps, encodePackedOps, type PackedOp } from '../src/protocol/packed-ops.ts';
 import type { Benchmark } from './harness.ts';
 
@@ -49,6 +51,9 @@ const ops: PackedOp[] = Array.from({ length: 62 }, (_, slotIdx) =>
 
 const SIGNATURES = 200;
 const ROUND_TRIPS = 2_000;
+const HASHES = 5_000;
+// 832 bytes: 7 Keccak-f[1600] permutations (rate 136), like the ordersHash of a 4-order batch.
+const keccakInput = Uint8Array.from({ length: 832 }, (_, i) => (i * 167 + 29) & 0xff);
 
 const digest = batchIntentDigest({ domain, intent });
 
@@ -83,6 +88,22 @@ export const benchmarks: readonly Benchmark[] = [
     async run() {
       for (let i = 0; i < SIGNATURES; i++) await account.signTypedData(typedData);
       return SIGNATURES;
+    },
+  },
+  {
+    name: 'keccak-256: 832 bytes (viem)',
+    unit: 'digests',
+    run() {
+      for (let i = 0; i < HASHES; i++) keccak256(keccakInput, 'bytes');
+      return HASHES;
+    },
+  },
+  {
+    name: 'keccak-256: 832 bytes (ours)',
+    unit: 'digests',
+    run() {
+      for (let i = 0; i < HASHES; i++) keccak256Bytes(keccakInput);
+      return HASHES;
     },
   },
   {

@@ -5,10 +5,11 @@
  * secp256k1 signature itself. viem's generic `hashTypedData` gives the same digests (a property
  * test checks it); this is only the hot path.
  */
-import { keccak256 } from 'viem';
+import { bytesToHex, keccak256 } from 'viem';
 import { BaseError } from '../core/base-error.ts';
 import type { Eip712Domain } from './eip712-types.ts';
 import type { Hex } from './encoding.ts';
+import { keccak256Bytes, keccak256Into } from './keccak256.ts';
 
 export interface StaticField {
   readonly name: string;
@@ -103,8 +104,10 @@ export function hashStaticStruct(
     else if (typeof value === 'string') writeHexWord(words, offset, value, fields[i]!.type === 'address' ? 20 : 32);
     else writeUintWord(words, offset, value);
   }
-  return keccak256(words, 'bytes');
+  return keccak256Bytes(words);
 }
+
+const digestBytes = new Uint8Array(32);
 
 /** The EIP-712 digest `keccak256(0x1901 ‖ domainSeparator ‖ structHash)`. */
 export function eip712Digest(domain: Eip712Domain, structHash: Uint8Array): Hex {
@@ -113,5 +116,6 @@ export function eip712Digest(domain: Eip712Domain, structHash: Uint8Array): Hex 
   bytes[1] = 0x01;
   bytes.set(domainSeparator(domain), 2);
   bytes.set(structHash, 34);
-  return keccak256(bytes);
+  keccak256Into(bytes, digestBytes, 0);
+  return bytesToHex(digestBytes);
 }

@@ -22,6 +22,7 @@ import { ExecutionInstructionCode, MAX_PACKED_OPS_BYTES, OrderSideCode, TimeInFo
 import { writeUintWord } from './eip712-hasher.ts';
 import type { Hex } from './encoding.ts';
 import type { OrderIntent } from './intent-types.ts';
+import { keccak256Bytes } from './keccak256.ts';
 
 function enumCode<T extends Record<string, number>>(codes: T, value: string, field: string, index: number): number {
   const code = Object.hasOwn(codes, value) ? codes[value] : undefined;
@@ -54,7 +55,7 @@ export function hashOrdersBytes(orders: readonly OrderIntent[]): Uint8Array {
     writeUintWord(out, base + 128, enumCode(ExecutionInstructionCode, order.executionInstruction, 'executionInstruction', index));
     writeUintWord(out, base + 160, assertInRange(order.minSizeAfterBlock, UINT32_MAX, `orders[${index}].minSizeAfterBlock`));
   }
-  return keccak256(out, 'bytes');
+  return keccak256Bytes(out);
 }
 
 /**
@@ -78,7 +79,7 @@ export function hashCancelSlotIdxsBytes(slotIdxs: readonly number[]): Uint8Array
     }
     out[64 + index * 32 + 31] = slot;
   }
-  return keccak256(out, 'bytes');
+  return keccak256Bytes(out);
 }
 
 /**
@@ -96,7 +97,7 @@ export function hashExpectedOrderIdsBytes(orderIds: readonly bigint[]): Uint8Arr
   for (let index = 0; index < orderIds.length; index++) {
     writeUintWord(out, 64 + index * 32, assertInRange(orderIds[index]!, UINT64_MAX, `expectedOrderIds[${index}]`));
   }
-  return keccak256(out, 'bytes');
+  return keccak256Bytes(out);
 }
 
 /**
