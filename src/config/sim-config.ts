@@ -20,6 +20,12 @@ export const DEFAULT_SIM_CONTRACTS = Object.freeze({
   tradingWalletDelegate: '0x65a31520110c40aa3b01d5c2656aa264fa77ab0f',
 } as const);
 
+/** The relay's sponsor (the `from` of every sponsored transaction) when the config does not set it (ours: keccak256("clobbot.sim.sponsor")). */
+export const DEFAULT_SIM_SPONSOR = '0xa92b993cf1745125791b10a35238bc408baf44a5';
+
+/** Largest default distance of an intent nonce (ms since the epoch) ahead of the venue's clock (ours). */
+export const DEFAULT_MAX_NONCE_SKEW_MS = 60_000;
+
 const rate = z.number().min(0).max(1);
 
 function isPowerOfTen(value: bigint): boolean {
@@ -170,6 +176,16 @@ export const simConfigSchema = z
       .prefault({}),
     tokens: z.array(tokenSchema).min(1),
     markets: z.array(marketSchema).min(1),
+    relay: z
+      .strictObject({
+        /** An intent nonce (ms since the epoch) may be at most this far ahead of the venue's clock. */
+        maxNonceSkewMs: intInRange(0, 86_400_000).default(DEFAULT_MAX_NONCE_SKEW_MS),
+        /** The sponsor that pays for and sends every relayed transaction. */
+        sponsorAddress: configAddress.default(DEFAULT_SIM_SPONSOR),
+        /** EIP-712 trading-wallet domain version the venue verifies intents under ("1"; the venue's newer contracts use "2"). */
+        tradingWalletDomainVersion: z.string().regex(/^[0-9A-Za-z.\-]{1,16}$/, 'expected a short version string such as "1"').default('1'),
+      })
+      .prefault({}),
     funding: z
       .strictObject({
         /** Credited to the account of `clobbot run` on an in-process venue. */

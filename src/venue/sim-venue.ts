@@ -10,13 +10,15 @@
 import type { Observable } from 'rxjs';
 import type { KlineInterval, OrderbookState, OutcomeStatus, RelayErrorCodeName } from '../protocol/constants.ts';
 import type { Address, Hex } from '../protocol/encoding.ts';
-import type { Authorization7702 } from '../protocol/intent-types.ts';
+import type { Authorization7702, OrderIntent } from '../protocol/intent-types.ts';
+import type { PackedOp } from '../protocol/packed-ops.ts';
 import type { Depth, ExchangeInfo, Kline, Ticker24hr, Trade } from '../protocol/market-data.ts';
 import type { RelayCall } from '../protocol/relay-request.ts';
 import type { ActiveOrder, OrderEvent, OrderEventsQuery } from '../protocol/user-data.ts';
 import type { QuoteRequest, QuoteResponse } from '../protocol/quote.ts';
 import type { Token } from '../protocol/tokens.ts';
 import type { MarketSpec, TokenSpec } from './market-spec.ts';
+import type { RestingOrder } from './resting-order.ts';
 
 /** What `GET /sim/info` shows: chain, contracts, markets and tokens (every parameter). */
 export interface SimInfo {
@@ -121,8 +123,12 @@ export interface SimVenue {
    * transaction for the next block and answers BROADCAST. Checks that depend on the book
    * (expected order ids, balances, order rules) run when the block executes: a failure there is a
    * REVERTED outcome, not a rejection.
+   *
+   * Asynchronous because signature recovery is (viem's secp256k1 recovery); submissions are
+   * serialised, each checked against the state its predecessors left, in call order. The promise
+   * never rejects for bad input.
    */
-  submit(wallet: Address, call: RelayCall, authorization7702: Authorization7702 | null): SubmitResult;
+  submit(wallet: Address, call: RelayCall, authorization7702: Authorization7702 | null): Promise<SubmitResult>;
   /** Every terminal outcome, once, in block order. */
   readonly outcomes$: Observable<TxOutcome>;
   receipt(txHash: Hex): TxReceipt | undefined;
@@ -130,6 +136,62 @@ export interface SimVenue {
   blockNumber(): bigint;
 
   // ---- dev (only on the sim network) ----
-  /** Creates the owner's account if needed and credits it; returns its id. */
+  /**
+   * Creates the owner's account if needed and credits it; returns its id. The caller checks that
+   * `token` is a venue token and `amount` a uint256 (UNITS_OUT_OF_RANGE otherwise).
+   */
   fund(owner: Address, token: Address, amount: bigint): bigint;
+}
+
+/** A transaction of a system account (background flow, backtests): no relay, no signature. */
+export type SystemTxBody =
+  | {
+      readonly kind: 'batch';
+      readonly orders: readonly OrderIntent[];
+      readonly cancelSlotIdxs: readonly number[];
+      /** One per cancel slot: the order id in that slot (uint64 max: must be empty). */
+      readonly expectedOrderIds: readonly bigint[];
+    }
+  | {
+      readonly kind: 'replace';
+      readonly ops: readonly PackedOp[];
+      /** One per op. */
+      readonly expectedOrderIds: readonly bigint[];
+    };
+
+/** A block as in-process components see it. */
+export interface BlockInfo {
+  readonly number: bigint;
+  readonly hash: Hex;
+  /** ms since the epoch. */
+  readonly timestamp: number;
+  readonly transactions: readonly Hex[];
+}
+
+/**
+ * The SimVenue plus what in-process components need (the background flow, backtests, tests): system
+ * transactions that skip the relay but are included in blocks in order like every other
+ * transaction, and reads of the executed state (the newest block).
+ */
+export interface SimVenueModel extends SimVenue {
+  /** Queues a system transaction of `accountId` on `market` for the next block; returns its hash. */
+  enqueueSystemTx(accountId: bigint, market: Address, tx: SystemTxBody): Hex;
+  /** Outcomes of system transactions (relay ones go to `outcomes$`), once, in block order. */
+  readonly systemOutcomes$: Observable<TxOutcome>;
+  /** Every produced block, after it executed. */
+  readonly blocks$: Observable<BlockInfo>;
+  /** Produces the next block now (also while stopped): for backtests and tests that step blocks. */
+  produceBlock(): BlockInfo;
+  /** Best bid and ask of the current book, price units (null: that side is empty). */
+  bestBidAsk(market: Address): { readonly bid: bigint | null; readonly ask: bigint | null };
+  /** The account's resting orders on `market`, by slot. */
+  openOrders(accountId: bigint, market: Address): readonly RestingOrder[];
+  /** Available (unlocked) raw balance of `token`. */
+  available(accountId: bigint, token: Address): bigint;
+  /** Available and locked raw balance of `token`. */
+  balance(accountId: bigint, token: Address): { readonly available: bigint; readonly locked: bigint };
+  /** The account owned by `owner`, or undefined. */
+  accountOf(owner: Address): bigint | undefined;
+  /** Transactions waiting for the next block. */
+  pendingTransactions(): number;
 }
