@@ -8,11 +8,13 @@ import { scrubSecretText } from '../core/secrets.ts';
 import { processIo, type CliIo } from './cli-io.ts';
 import { ExitCode, type Command } from './command.ts';
 import { formatUsage, helpCommand } from './commands/help.ts';
+import { marketCommand } from './commands/market.ts';
+import { simCommand } from './commands/sim.ts';
 import { startCommand } from './commands/start.ts';
 import { validateCommand } from './commands/validate.ts';
 
 /** Every subcommand, in the order `clobbot help` lists them. Later commands (sim, run, …) join here. */
-export const commands: readonly Command[] = [startCommand, validateCommand, helpCommand(() => commands)];
+export const commands: readonly Command[] = [startCommand, simCommand, marketCommand, validateCommand, helpCommand(() => commands)];
 
 /** BaseError codes that mean the user's input was wrong (exit 2) rather than that clobbot failed (exit 1). */
 function isInputMistake(code: string): boolean {

@@ -27,6 +27,9 @@ export const errorCodes = {
   CONFIG_ENV_MISSING: 'A ${VAR} reference names an environment variable that is not set.',
   // command line
   CLI_USAGE: 'A command was called with unknown or missing arguments.',
+  // market streams
+  MARKET_PLAN_INVALID: 'A market feed or bar plan has an invalid setting (interval, period, precision).',
+  MARKET_PLAN_OVER_BUDGET: 'A market feed plan would use more request weight per minute than the budget allows.',
   // venue model
   VENUE_INVARIANT_BROKEN: 'The venue model found its own state inconsistent (a bug, never bad input).',
   // clock

@@ -33,7 +33,8 @@ export const failedResponseFields = {
 
 export const relayRestResponseSchema = z.discriminatedUnion('status', [
   z.object({ requestId: z.string(), ...broadcastResponseFields }),
-  z.object({ requestId: z.string(), ...failedResponseFields }),
+  // null when the relay could not read an id (no or bad JWT, oversized or unreadable body)
+  z.object({ requestId: z.string().nullable(), ...failedResponseFields }),
 ]);
 export type RelayRestResponse = z.output<typeof relayRestResponseSchema>;
 export type BroadcastResponse = Extract<RelayRestResponse, { status: 'BROADCAST' }>;

@@ -28,9 +28,24 @@ export interface SimResponse {
 
 export type SimRouteHandler = (request: SimRequest) => SimResponse | Promise<SimResponse>;
 
+/**
+ * The answers the server itself gives on a route's behalf: `payload-too-large` (HTTP 413, the body
+ * is over the limit) and `internal-error` (HTTP 500, the handler threw or answered something that is
+ * not JSON).
+ */
+export type SimFailure = 'payload-too-large' | 'internal-error';
+
 export interface SimRoute {
   readonly method: 'GET' | 'POST';
   /** A path pattern with `:name` segments, e.g. `/api/v3/:userAddress/user/order-events`. */
   readonly pattern: string;
   readonly handler: SimRouteHandler;
+  /**
+   * The body of a failure the server answers for this route, in the host's error style (market
+   * data `{code, msg}`, user data `{error}`, relay `{code, message, retryable}`). Default: the
+   * Binance style `{code, msg}`.
+   */
+  readonly failureBody?: (failure: SimFailure, message: string) => unknown;
+  /** A body limit for this route below or above the server's `maxBodyBytes`. */
+  readonly maxBodyBytes?: number;
 }

@@ -1,0 +1,49 @@
+/**
+ * Every REST route of the simulated venue except the relay's and `/sim`'s: market data, user data,
+ * token metadata and quotes, configured from the sim config. The server composition adds the relay
+ * and dev routes beside these.
+ */
+import type { Clock } from '../core/clock.ts';
+import type { RandomSource } from '../core/random.ts';
+import type { SimConfig } from '../config/sim-config.ts';
+import type { SimVenue } from '../venue/sim-venue.ts';
+import type { SimRoute } from './http-types.ts';
+import { JwtSecret } from './jwt.ts';
+import { marketDataRoutes, type MarketDataFaults } from './market-data-routes.ts';
+import { tokenQuoteRoutes } from './token-quote-routes.ts';
+import { userDataRoutes } from './user-data-routes.ts';
+import { createWeightLimiter } from './weight-limiter.ts';
+
+export interface MarketAndUserRoutesOptions {
+  readonly config: Pick<SimConfig, 'marketData' | 'userData' | 'auth' | 'faults'>;
+  readonly clock: Clock;
+  /** Draws the market-data fault rate. */
+  readonly random: RandomSource;
+  /** Signs quote tokens. Default: a fresh random key. */
+  readonly secret?: JwtSecret;
+  /** Market-data faults read on every request; pass a mutable object to change them at run time. Default `config.faults`. */
+  readonly faults?: MarketDataFaults;
+}
+
+/**
+ * @example
+ * const routes = [...marketAndUserRoutes(venue, { config, clock, random: seededRandom(config.seed) }), ...relayRoutes];
+ * const server = createHttpServer({ routes, maxBodyBytes: config.http.maxBodyBytes, logger, clock });
+ */
+export function marketAndUserRoutes(venue: SimVenue, options: MarketAndUserRoutesOptions): SimRoute[] {
+  const { config, clock } = options;
+  return [
+    ...marketDataRoutes(venue, {
+      limiter: createWeightLimiter(clock, { weightPerMinute: config.marketData.weightPerMinute }),
+      clock,
+      faults: options.faults ?? config.faults,
+      random: options.random,
+    }),
+    ...userDataRoutes(venue, { clock, orderEventsCacheMs: config.userData.orderEventsCacheMs }),
+    ...tokenQuoteRoutes(venue, {
+      clock,
+      secret: options.secret ?? JwtSecret.generate(),
+      quoteTokenLifetimeSec: config.auth.quoteTokenLifetimeSec,
+    }),
+  ];
+}

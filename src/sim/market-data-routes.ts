@@ -1,0 +1,190 @@
+/**
+ * The market-data host (Binance-compatible): `GET /api/v3/depth`, `/klines`, `/trades`,
+ * `/ticker/24hr`, `/exchangeInfo`. Each request is first charged its weight (per client IP, even
+ * when its parameters are then refused, as on Binance), then delayed and failed by the configured
+ * faults, then validated with the protocol's query schemas (400 with Binance's body; an unlisted
+ * symbol -1121) and answered from the venue. Every answer carries `X-MBX-USED-WEIGHT-1M`.
+ */
+import type { Clock } from '../core/clock.ts';
+import type { RandomSource } from '../core/random.ts';
+import { MarketDataLimits, RequestWeight } from '../protocol/constants.ts';
+import { INTEGER_LEGAL_RANGE, marketErrorBody, type MarketDataErrorBody } from '../protocol/error-bodies.ts';
+import {
+  depthQuerySchema,
+  exchangeInfoQuerySchema,
+  klinesQuerySchema,
+  parseMarketQuery,
+  tickerQuerySchema,
+  tradesQuerySchema,
+} from '../protocol/market-data.ts';
+import type { MarketSpec } from '../venue/market-spec.ts';
+import type { SimVenue } from '../venue/sim-venue.ts';
+import type { SimFailure, SimRequest, SimResponse, SimRoute } from './http-types.ts';
+import { firstQueryValues } from './query-values.ts';
+import { USED_WEIGHT_HEADER, type WeightLimiter } from './weight-limiter.ts';
+
+/**
+ * The market-data faults, read on every request: pass a mutable object to change them at run
+ * time (the `/sim` fault routes), or the frozen `config.faults`.
+ */
+export interface MarketDataFaults {
+  /** Fraction of requests answered with HTTP 500 or 503 (half each). */
+  readonly marketDataErrorRate: number;
+  /** Extra delay of every answer but a 429, in ms on the clock. */
+  readonly marketDataDelayMs: number;
+}
+
+export interface MarketDataRoutesOptions {
+  readonly limiter: WeightLimiter;
+  /** Schedules the fault delay. */
+  readonly clock: Clock;
+  readonly faults: MarketDataFaults;
+  /** Draws the fault error rate; seeded, so a run with faults repeats. */
+  readonly random: RandomSource;
+}
+
+/**
+ * Binance's bodies of the injected server failures (errors.md: -1000 UNKNOWN; -1001 DISCONNECTED,
+ * which its HTTP 503 answers carry as "Internal error; unable to process your request").
+ */
+export const MARKET_FAULT_BODIES = {
+  500: { code: -1000, msg: 'An unknown error occurred while processing the request.' },
+  503: { code: -1001, msg: 'Internal error; unable to process your request. Please try again.' },
+} as const satisfies Record<number, MarketDataErrorBody>;
+
+type RawQuery = Readonly<Record<string, string>>;
+
+
+const INTEGER_PATTERN = new RegExp(INTEGER_LEGAL_RANGE);
+
+/**
+ * The `limit` whose weight a request costs: the one sent when valid, else the endpoint's default
+ * (ours: Binance does not say what an invalid limit weighs).
+ */
+function weightLimit(raw: RawQuery, bounds: { readonly min: number; readonly max: number; readonly default: number }): number {
+  const text = raw['limit'];
+  if (text === undefined || !INTEGER_PATTERN.test(text)) return bounds.default;
+  const value = Number(text);
+  return value >= bounds.min && value <= bounds.max ? value : bounds.default;
+}
+
+function badRequest(body: MarketDataErrorBody): SimResponse {
+  return { status: 400, body };
+}
+
+/** The market of `symbol`, or the -1121 answer. */
+function marketOr400(venue: SimVenue, symbol: string): MarketSpec | SimResponse {
+  return venue.marketBySymbol(symbol) ?? badRequest(marketErrorBody.badSymbol());
+}
+
+function isResponse(value: MarketSpec | SimResponse): value is SimResponse {
+  return 'status' in value;
+}
+
+function marketFailureBody(failure: SimFailure, message: string): unknown {
+  return failure === 'internal-error' ? MARKET_FAULT_BODIES[500] : { code: -1, msg: message };
+}
+
+function delay(clock: Clock, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    clock.scheduler.schedule(() => resolve(), ms);
+  });
+}
+
+/**
+ * The five market-data routes over `venue`.
+ *
+ * @example
+ * const routes = marketDataRoutes(venue, { limiter: createWeightLimiter(clock, config.marketData), clock, faults: config.faults, random: seededRandom(seed) });
+ */
+export function marketDataRoutes(venue: SimVenue, options: MarketDataRoutesOptions): SimRoute[] {
+  const { limiter, clock, faults, random } = options;
+
+  function route(pattern: string, weightOf: (raw: RawQuery) => number, serve: (raw: RawQuery) => SimResponse): SimRoute {
+    return {
+      method: 'GET',
+      pattern,
+      failureBody: marketFailureBody,
+      handler(request: SimRequest) {
+        const raw = firstQueryValues(request.query);
+        const charge = limiter.charge(request.ip, weightOf(raw));
+        const weightHeader = { [USED_WEIGHT_HEADER]: String(charge.used) };
+        if (!charge.allowed) {
+          return {
+            status: 429,
+            headers: { ...weightHeader, 'Retry-After': String(charge.retryAfterSeconds) },
+            body: marketErrorBody.tooManyRequests(limiter.weightPerMinute),
+          };
+        }
+        const answer = (): SimResponse => {
+          const rate = faults.marketDataErrorRate;
+          if (rate > 0 && random.next() < rate) {
+            const status = random.next() < 0.5 ? 500 : 503;
+            return { status, headers: weightHeader, body: MARKET_FAULT_BODIES[status] };
+          }
+          const served = serve(raw);
+          return { status: served.status, headers: weightHeader, body: served.body };
+        };
+        const delayMs = faults.marketDataDelayMs;
+        return delayMs > 0 ? delay(clock, delayMs).then(answer) : answer();
+      },
+    };
+  }
+
+  return [
+    route(
+      '/api/v3/depth',
+      (raw) => RequestWeight.depth(weightLimit(raw, MarketDataLimits.depth)),
+      (raw) => {
+        const query = parseMarketQuery(depthQuerySchema, raw);
+        if (!query.success) return badRequest(query.error);
+        const market = marketOr400(venue, query.data.symbol);
+        if (isResponse(market)) return market;
+        return { status: 200, body: venue.depth(market, query.data.limit, query.data.state) };
+      },
+    ),
+    route(
+      '/api/v3/klines',
+      (raw) => RequestWeight.klines(weightLimit(raw, MarketDataLimits.klines)),
+      (raw) => {
+        const query = parseMarketQuery(klinesQuerySchema, raw);
+        if (!query.success) return badRequest(query.error);
+        const market = marketOr400(venue, query.data.symbol);
+        if (isResponse(market)) return market;
+        const { interval, startTime, endTime, limit } = query.data;
+        return { status: 200, body: venue.klines(market, { interval, startTime, endTime, limit }) };
+      },
+    ),
+    route(
+      '/api/v3/trades',
+      () => RequestWeight.trades(),
+      (raw) => {
+        const query = parseMarketQuery(tradesQuerySchema, raw);
+        if (!query.success) return badRequest(query.error);
+        const market = marketOr400(venue, query.data.symbol);
+        if (isResponse(market)) return market;
+        return { status: 200, body: venue.trades(market, query.data.limit) };
+      },
+    ),
+    route(
+      '/api/v3/ticker/24hr',
+      () => RequestWeight.ticker(),
+      (raw) => {
+        const query = parseMarketQuery(tickerQuerySchema, raw);
+        if (!query.success) return badRequest(query.error);
+        const market = marketOr400(venue, query.data.symbol);
+        if (isResponse(market)) return market;
+        return { status: 200, body: venue.ticker24hr(market) };
+      },
+    ),
+    route(
+      '/api/v3/exchangeInfo',
+      () => RequestWeight.exchangeInfo(),
+      (raw) => {
+        const query = parseMarketQuery(exchangeInfoQuerySchema, raw);
+        if (!query.success) return badRequest(query.error);
+        return { status: 200, body: venue.exchangeInfo() };
+      },
+    ),
+  ];
+}

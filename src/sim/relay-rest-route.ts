@@ -1,0 +1,141 @@
+/**
+ * `POST /relay` of the simulated venue (venue + spec; protocol-facts.md "Relay requests"): Bearer JWT,
+ * strict envelope parsing, the envelope wallet bound to the JWT's `wallet` claim, then the venue's
+ * `submit`. Every answer has the immediate-response shape; its HTTP status is 200 for BROADCAST and
+ * `RelayErrorCode[code].http` otherwise.
+ *
+ * Choices (ours): the JWT is checked before the body is parsed; `requestId` echoes the request's
+ * id, or is `null` when none could be read (unreadable JSON, a missing or malformed `requestId`). REST
+ * transactions are not tracked: a REST client reconciles by receipt.
+ */
+import type { Logger } from '../core/logger.ts';
+import type { RandomSource } from '../core/random.ts';
+import { RelayErrorCode, type RelayErrorCodeName } from '../protocol/constants.ts';
+import { parseRelayRestRequest } from '../protocol/relay-request.ts';
+import type { SimVenue, SubmitResult } from '../venue/sim-venue.ts';
+import type { SimFailure, SimRequest, SimResponse, SimRoute } from './http-types.ts';
+import type { RelayAuth } from './relay-auth-routes.ts';
+
+/** An immediate response's wire fields (without `requestId` or WS `id`), and its REST status. */
+export interface ImmediateAnswer {
+  readonly status: number;
+  readonly fields: Readonly<Record<string, unknown>>;
+}
+
+/** A REJECTED answer with the code's status and retryability, nothing sent. */
+export function rejected(code: RelayErrorCodeName, message: string): ImmediateAnswer {
+  return {
+    status: RelayErrorCode[code].http,
+    fields: {
+      status: 'REJECTED',
+      code,
+      message,
+      retryable: RelayErrorCode[code].retryable,
+      retryAfterMs: null,
+      candidateTxHash: null,
+      sponsorAddress: null,
+      sponsorNonce: null,
+    },
+  };
+}
+
+/**
+ * A venue submit result as wire fields. With `answerUnknown`, a BROADCAST is answered UNKNOWN
+ * (BROADCAST_RESULT_UNKNOWN, HTTP 503) with its hash as `candidateTxHash`: the transaction is sent all the same.
+ */
+export function submitAnswer(result: SubmitResult, answerUnknown = false): ImmediateAnswer {
+  if (result.status === 'BROADCAST') {
+    if (answerUnknown) {
+      const code = 'BROADCAST_RESULT_UNKNOWN';
+      return {
+        status: RelayErrorCode[code].http,
+        fields: {
+          status: 'UNKNOWN',
+          code,
+          message: 'the broadcast result is unknown: reconcile by receipt before retrying',
+          retryable: RelayErrorCode[code].retryable,
+          retryAfterMs: null,
+          candidateTxHash: result.txHash,
+          sponsorAddress: result.sponsorAddress,
+          sponsorNonce: result.sponsorNonce.toString(),
+        },
+      };
+    }
+    return {
+      status: 200,
+      fields: {
+        status: 'BROADCAST',
+        txHash: result.txHash,
+        sponsorAddress: result.sponsorAddress,
+        sponsorNonce: result.sponsorNonce.toString(),
+        transactionType: result.transactionType,
+      },
+    };
+  }
+  return {
+    status: RelayErrorCode[result.code].http,
+    fields: {
+      status: result.status,
+      code: result.code,
+      message: result.message,
+      retryable: result.retryable,
+      retryAfterMs: result.retryAfterMs,
+      candidateTxHash: result.candidateTxHash,
+      sponsorAddress: result.sponsorAddress,
+      sponsorNonce: result.sponsorNonce === null ? null : result.sponsorNonce.toString(),
+    },
+  };
+}
+
+/** Best effort: the `requestId` of a body that may not parse, for echoing it in an early refusal. */
+function readRequestId(body: string): string | null {
+  try {
+    const value: unknown = JSON.parse(body);
+    if (typeof value !== 'object' || value === null) return null;
+    const id = (value as Record<string, unknown>).requestId;
+    return typeof id === 'string' && id.length > 0 && id.length <= 64 ? id : null;
+  } catch {
+    return null;
+  }
+}
+
+export interface RelayRestRouteContext {
+  readonly venue: SimVenue;
+  readonly auth: Pick<RelayAuth, 'authenticate'>;
+  readonly random: RandomSource;
+  readonly logger: Logger;
+  /** The current fraction of broadcasts answered UNKNOWN (faults `unknownResponseRate`). */
+  readonly unknownResponseRate: () => number;
+}
+
+/**
+ * The `POST /relay` route.
+ *
+ * @example const route = relayRestRoute({ venue, auth, random, logger, unknownResponseRate: () => 0 });
+ */
+export function relayRestRoute(context: RelayRestRouteContext): SimRoute {
+  const { venue, auth, random, logger, unknownResponseRate } = context;
+  const reply = (requestId: string | null, answer: ImmediateAnswer): SimResponse => ({
+    status: answer.status,
+    body: { requestId, ...answer.fields },
+  });
+  const handler = async (request: SimRequest): Promise<SimResponse> => {
+    const who = auth.authenticate(request.headers.authorization);
+    if (!who.ok) return reply(readRequestId(request.body), rejected('AUTHENTICATION_FAILED', who.message));
+    const parsed = parseRelayRestRequest(request.body);
+    if (!parsed.ok) return reply(parsed.error.id ?? null, rejected(parsed.error.code, parsed.error.message));
+    const { requestId, wallet, authorization7702, ...call } = parsed.value;
+    if (wallet !== who.wallet) return reply(requestId, rejected('WALLET_MISMATCH', '$.wallet must equal the wallet claim of the JWT'));
+    const result = await venue.submit(wallet, call, authorization7702);
+    const rate = unknownResponseRate();
+    const unknown = result.status === 'BROADCAST' && rate > 0 && random.next() < rate;
+    logger.debug({ requestId, method: call.method, wallet, status: unknown ? 'UNKNOWN' : result.status }, 'relay request');
+    return reply(requestId, submitAnswer(result, unknown));
+  };
+  // The server's own 413 and 500 in the failed-response shape; no requestId could be read.
+  const failureBody = (failure: SimFailure, message: string) => {
+    const code = failure === 'payload-too-large' ? 'PAYLOAD_TOO_LARGE' : 'INTERNAL_ERROR';
+    return { requestId: null, ...rejected(code, message).fields };
+  };
+  return { method: 'POST', pattern: '/relay', handler, failureBody };
+}
