@@ -83,7 +83,16 @@ export function toUnits(value: DecimalInput, precision: bigint, rounding: Roundi
  */
 export function fromUnits(units: bigint, precision: bigint): string {
   assertPositiveUnit(precision, 'precision');
-  return new Decimal(units.toString()).div(precision.toString()).toFixed();
+  const text = precision.toString();
+  if (!/^10*$/.test(text)) return new Decimal(units.toString()).div(text).toFixed();
+  // A power of ten (every market precision): place the point in the digits, no division.
+  const decimals = text.length - 1;
+  const sign = units < 0n ? '-' : '';
+  const digits = (units < 0n ? -units : units).toString();
+  if (decimals === 0) return sign + digits;
+  const padded = digits.padStart(decimals + 1, '0');
+  const fraction = padded.slice(-decimals).replace(/0+$/, '');
+  return sign + padded.slice(0, -decimals) + (fraction === '' ? '' : `.${fraction}`);
 }
 
 export interface PriceGrid {

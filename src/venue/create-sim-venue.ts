@@ -19,6 +19,7 @@ import { MarketHistory, type TopLevel } from './market-history.ts';
 import { MatchingEngine } from './matching-engine.ts';
 import type { DepthSnapshot } from './order-book.ts';
 import { OrderHistory, type LogContext } from './order-history.ts';
+import type { MarketSpec } from './market-spec.ts';
 import { startBackgroundFlow, type BackgroundFlow } from './background-flow.ts';
 import { computeQuote, engineQuoteBooks } from './quote-engine.ts';
 import { RelayExecutor } from './relay-executor.ts';
@@ -50,6 +51,24 @@ export interface CreateSimVenueParameters {
 
 function blockInfo(header: BlockHeader): BlockInfo {
   return { number: header.number, hash: header.hash, timestamp: header.timestamp, transactions: header.transactions };
+}
+
+/** Human-readable levels of a block's book, formatted once and shared by every depth read of that block. */
+const formattedBooks = new WeakMap<DepthSnapshot, { bids: [string, string][]; asks: [string, string][] }>();
+
+function formattedLevels(book: DepthSnapshot, side: 'bids' | 'asks', market: MarketSpec, limit: number): [string, string][] {
+  let formatted = formattedBooks.get(book);
+  if (formatted === undefined) {
+    formatted = { bids: [], asks: [] };
+    formattedBooks.set(book, formatted);
+  }
+  const levels = book[side];
+  const done = formatted[side];
+  for (let i = done.length; i < Math.min(limit, levels.length); i++) {
+    const [price, size] = levels[i]!;
+    done.push([fromUnits(price, market.pricePrecision), fromUnits(size, market.sizePrecision)]);
+  }
+  return done.slice(0, limit);
 }
 
 /**
@@ -228,14 +247,12 @@ export function createSimVenue(parameters: CreateSimVenueParameters): SimVenueMo
       const { header, snapshot } = chain.atState(state);
       const book = snapshot.get(market.address);
       const n = Math.min(Math.max(1, Math.floor(limit)), SNAPSHOT_LEVELS);
-      const side = (levels: readonly (readonly [bigint, bigint])[] | undefined) =>
-        (levels ?? []).slice(0, n).map(([price, size]): [string, string] => [fromUnits(price, market.pricePrecision), fromUnits(size, market.sizePrecision)]);
       return {
         lastUpdateId: Number(header.number),
         E: header.timestamp,
         T: Math.floor(header.timestamp / 1000),
-        bids: side(book?.bids),
-        asks: side(book?.asks),
+        bids: book ? formattedLevels(book, 'bids', market, n) : [],
+        asks: book ? formattedLevels(book, 'asks', market, n) : [],
       };
     },
     trades: (market, limit) => marketHistory.trades(market, limit),

@@ -38,6 +38,8 @@ interface TradeRecord {
   readonly size: bigint;
   readonly time: number;
   readonly takerSide: OrderSide;
+  /** Its wire form, made once: every `trades` answer shares it. */
+  readonly wire: Trade;
 }
 
 interface MarketTrades {
@@ -98,7 +100,18 @@ export class MarketHistory {
     if (state === undefined) invariantBroken('fill on an unknown market', { market: fill.market });
     const last = state.trades[state.trades.length - 1];
     if (last !== undefined && time < last.time) invariantBroken('trade time went backwards', { market: fill.market });
-    state.trades.push({ id: Number(fill.tradeId), price: fill.price, size: fill.size, time, takerSide: fill.takerSide });
+    const { spec, notionalScale } = state;
+    const id = Number(fill.tradeId);
+    const wire: Trade = Object.freeze({
+      id,
+      price: fromUnits(fill.price, spec.pricePrecision),
+      qty: fromUnits(fill.size, spec.sizePrecision),
+      quoteQty: fromUnits(fill.price * fill.size, notionalScale),
+      time,
+      isBuyerMaker: fill.takerSide === 'SELL',
+      isBestMatch: true,
+    });
+    state.trades.push({ id, price: fill.price, size: fill.size, time, takerSide: fill.takerSide, wire });
     if (state.trades.length > MAX_TRADES_PER_MARKET + MAX_TRADES_PER_MARKET / 10) {
       state.trades.splice(0, state.trades.length - MAX_TRADES_PER_MARKET);
     }
@@ -111,21 +124,10 @@ export class MarketHistory {
 
   /** The newest `limit` trades, oldest first. */
   trades(market: MarketSpec, limit: number): Trade[] {
-    const { spec, trades, notionalScale } = this.of(market);
+    const { trades } = this.of(market);
     const from = Math.max(0, trades.length - Math.max(0, Math.floor(limit)));
     const out: Trade[] = [];
-    for (let i = from; i < trades.length; i++) {
-      const t = trades[i]!;
-      out.push({
-        id: t.id,
-        price: fromUnits(t.price, spec.pricePrecision),
-        qty: fromUnits(t.size, spec.sizePrecision),
-        quoteQty: fromUnits(t.price * t.size, notionalScale),
-        time: t.time,
-        isBuyerMaker: t.takerSide === 'SELL',
-        isBestMatch: true,
-      });
-    }
+    for (let i = from; i < trades.length; i++) out.push(trades[i]!.wire);
     return out;
   }
 

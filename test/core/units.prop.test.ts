@@ -111,3 +111,16 @@ describe('units', () => {
     expect(roundPriceToTick(1230n, 10n, 'sell')).toBe(1230n);
   });
 });
+
+describe('fromUnits', () => {
+  it('writes the same decimal as decimal.js for every precision, powers of ten or not', () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: -(1n << 100n), max: 1n << 100n }), fc.oneof(precisions, fc.bigInt({ min: 1n, max: 10n ** 12n })), (units, precision) => {
+        expect(fromUnits(units, precision)).toBe(new Decimal(units.toString()).div(precision.toString()).toFixed());
+      }),
+    );
+    expect(fromUnits(-5n, 100n)).toBe('-0.05');
+    expect(fromUnits(0n, 1000n)).toBe('0');
+    expect(fromUnits(123_000n, 1000n)).toBe('123');
+  });
+});
