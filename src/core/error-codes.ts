@@ -32,6 +32,9 @@ export const errorCodes = {
   MARKET_PLAN_OVER_BUDGET: 'A market feed plan would use more request weight per minute than the budget allows.',
   // venue model
   VENUE_INVARIANT_BROKEN: 'The venue model found its own state inconsistent (a bug, never bad input).',
+  // local venue server
+  SIM_LISTEN_FAILED: 'The local venue cannot listen on the asked host and port (e.g. the port is in use).',
+  SIM_JWT_KEY_INVALID: 'A JWT key of the local venue is too short or not a key it made.',
   // clock
   CLOCK_BACKWARDS: 'A virtual clock was asked to move back in time.',
 } as const;

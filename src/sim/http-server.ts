@@ -5,6 +5,7 @@
  * framing; WebSocket upgrades are handed to `upgrade` untouched.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { BaseError } from '../core/base-error.ts';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Clock } from '../core/clock.ts';
@@ -210,7 +211,13 @@ export function createHttpServer(params: CreateHttpServerParameters): HttpServer
   return {
     listen(port = 0, host = '127.0.0.1') {
       return new Promise((resolve, reject) => {
-        const onError = (error: Error) => reject(error);
+        const onError = (error: NodeJS.ErrnoException) =>
+          reject(
+            new BaseError('SIM_LISTEN_FAILED', `cannot listen on ${host}:${port}: ${error.code === 'EADDRINUSE' ? 'the port is in use' : error.message}`, {
+              details: { host, port, errno: error.code ?? null },
+              cause: error,
+            }),
+          );
         server.once('error', onError);
         server.listen(port, host, () => {
           server.off('error', onError);

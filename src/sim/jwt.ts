@@ -6,6 +6,7 @@
  * The key lives in a `JwtSecret` that never prints (toString, JSON and inspect show `[redacted]`),
  * and failures are values that never carry the token, so neither reaches a log.
  */
+import { BaseError } from '../core/base-error.ts';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { z } from 'zod';
 
@@ -26,7 +27,7 @@ export class JwtSecret {
 
   /** A key from given bytes (tests); at least 32 bytes, as RFC 7518 requires for HS256. */
   static fromBytes(bytes: Uint8Array): JwtSecret {
-    if (bytes.length < 32) throw new RangeError('an HS256 key needs at least 32 bytes');
+    if (bytes.length < 32) throw new BaseError('SIM_JWT_KEY_INVALID', 'an HS256 key needs at least 32 bytes', { details: { bytes: bytes.length } });
     return new JwtSecret(Buffer.from(bytes));
   }
 
@@ -75,7 +76,7 @@ const MAX_TOKEN_LENGTH = 8192;
 
 function signature(secret: JwtSecret, signingInput: string): string {
   const key = keys.get(secret);
-  if (key === undefined) throw new TypeError('not a JwtSecret');
+  if (key === undefined) throw new BaseError('SIM_JWT_KEY_INVALID', 'not a JwtSecret made by JwtSecret.generate or JwtSecret.fromBytes');
   return createHmac('sha256', key).update(signingInput).digest('base64url');
 }
 

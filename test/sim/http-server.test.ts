@@ -205,7 +205,12 @@ describe('createHttpServer', () => {
     const { port } = await start();
     const { logger } = capturingLogger();
     const other = createHttpServer({ routes, maxBodyBytes: 1024, logger, clock: liveClock });
-    await expect(other.listen(port)).rejects.toMatchObject({ code: 'EADDRINUSE' });
+    await expect(other.listen(port)).rejects.toMatchObject({
+      code: 'SIM_LISTEN_FAILED',
+      message: expect.stringContaining('the port is in use'),
+      details: expect.objectContaining({ errno: 'EADDRINUSE' }),
+    });
     await other.close();
   });
 });
+

@@ -94,6 +94,6 @@ describe('signJwt / verifyJwt', () => {
     const logger = createLogger({ destination: { write: (line: string) => void lines.push(line) } });
     logger.info({ secret: generated, key: secret, holder: { generated } }, 'secret');
     expect(lines.join('')).not.toMatch(/0707|BwcH/);
-    expect(() => JwtSecret.fromBytes(new Uint8Array(16))).toThrow(RangeError);
+    expect(() => JwtSecret.fromBytes(new Uint8Array(16))).toThrowError(expect.objectContaining({ code: 'SIM_JWT_KEY_INVALID' }));
   });
 });
