@@ -103,6 +103,8 @@ export const RequestWeight = {
 
 /** Binance-compatible market-data error codes (Binance). */
 export const MarketErrorCode = {
+  UNKNOWN: -1000,
+  DISCONNECTED: -1001,
   TOO_MANY_REQUESTS: -1003,
   ILLEGAL_CHARS: -1100,
   MANDATORY_PARAM_EMPTY_OR_MALFORMED: -1102,

@@ -6,6 +6,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { BaseError } from '../core/base-error.ts';
+import { MarketErrorCode } from '../protocol/constants.ts';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Clock } from '../core/clock.ts';
@@ -44,7 +45,7 @@ const JSON_CONTENT_TYPE = 'application/json';
 
 /** The Binance-style body of the server's own answers (unknown path, wrong method, 413, 500). */
 function defaultFailureBody(failure: SimFailure, message: string): unknown {
-  return { code: failure === 'internal-error' ? -1000 : -1, msg: message };
+  return { code: failure === 'internal-error' ? MarketErrorCode.UNKNOWN : -1, msg: message };
 }
 
 const FAILURE_STATUS: Readonly<Record<SimFailure, number>> = { 'payload-too-large': 413, 'internal-error': 500 };

@@ -5,6 +5,7 @@
  * faults, then validated with the protocol's query schemas (400 with Binance's body; an unlisted
  * symbol -1121) and answered from the venue. Every answer carries `X-MBX-USED-WEIGHT-1M`.
  */
+import { MarketErrorCode } from '../protocol/constants.ts';
 import type { Clock } from '../core/clock.ts';
 import type { RandomSource } from '../core/random.ts';
 import { MarketDataLimits, RequestWeight } from '../protocol/constants.ts';
@@ -48,8 +49,8 @@ export interface MarketDataRoutesOptions {
  * which its HTTP 503 answers carry as "Internal error; unable to process your request").
  */
 export const MARKET_FAULT_BODIES = {
-  500: { code: -1000, msg: 'An unknown error occurred while processing the request.' },
-  503: { code: -1001, msg: 'Internal error; unable to process your request. Please try again.' },
+  500: { code: MarketErrorCode.UNKNOWN, msg: 'An unknown error occurred while processing the request.' },
+  503: { code: MarketErrorCode.DISCONNECTED, msg: 'Internal error; unable to process your request. Please try again.' },
 } as const satisfies Record<number, MarketDataErrorBody>;
 
 type RawQuery = Readonly<Record<string, string>>;
