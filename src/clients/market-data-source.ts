@@ -10,6 +10,8 @@ import type { Depth, ExchangeInfo, Kline, Ticker24hr, Trade } from '../protocol/
 export interface CallOptions {
   /** Aborts the call (and its retries). */
   readonly signal?: AbortSignal;
+  /** Time one attempt may take, on the clock; default the client's (10 s). */
+  readonly timeoutMs?: number;
 }
 
 export interface DepthParameters {

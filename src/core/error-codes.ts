@@ -27,11 +27,26 @@ export const errorCodes = {
   CONFIG_ENV_MISSING: 'A ${VAR} reference names an environment variable that is not set.',
   // command line
   CLI_USAGE: 'A command was called with unknown or missing arguments.',
+  // clients
+  HTTP_TIMEOUT: 'No answer within the timeout of the call.',
+  HTTP_ABORTED: 'The caller aborted the call (its AbortSignal).',
+  HTTP_UNAVAILABLE: 'The host cannot be reached, or answered 5xx until the retries ran out.',
+  HTTP_UNEXPECTED_STATUS: 'The host answered a status the endpoint does not define.',
+  HTTP_RATE_LIMITED: 'A host other than market data answered 429 until the retries ran out.',
+  MARKET_DATA_BAD_REQUEST: 'The market-data host refused the parameters (-1100, -1102, -1120, -1121, -1130).',
+  MARKET_DATA_RATE_LIMITED: 'The market-data host refused the request for weight (-1003, HTTP 429/418).',
+  WEIGHT_BUDGET_EXCEEDED: 'One request weighs more than the whole per-minute weight budget.',
+  USER_DATA_BAD_REQUEST: 'The user-data host refused the query ({error} body, HTTP 4xx).',
+  QUOTE_REFUSED: 'The quote host refused a generate-token or quote request (HTTP 4xx other than 429).',
+  RELAY_AUTH_FAILED: 'The relay refused a challenge or token exchange.',
+  RELAY_NOT_AUTHENTICATED: 'No unexpired relay JWT is stored for the (network, wallet) of the request.',
   // market streams
   MARKET_PLAN_INVALID: 'A market feed or bar plan has an invalid setting (interval, period, precision).',
   MARKET_PLAN_OVER_BUDGET: 'A market feed plan would use more request weight per minute than the budget allows.',
   // venue model
   VENUE_INVARIANT_BROKEN: 'The venue model found its own state inconsistent (a bug, never bad input).',
+  // execution
+  INTENT_NOT_SUPPORTED_LIVE: 'An intent the venue defines but does not support live (trigger creation).',
   // local venue server
   SIM_LISTEN_FAILED: 'The local venue cannot listen on the asked host and port (e.g. the port is in use).',
   SIM_JWT_KEY_INVALID: 'A JWT key of the local venue is too short or not a key it made.',
