@@ -116,7 +116,8 @@ export function createMarketDataClient(context: ClientContext, params: MarketDat
     });
   };
 
-  async function get<S extends z.ZodType>(path: string, query: Query, weight: number, schema: S, options: CallOptions = {}): Promise<z.output<S>> {
+  /** One GET through the budget and retries; the 200 answer, or the typed refusal. */
+  async function fetchOk(path: string, query: Query, weight: number, options: CallOptions): Promise<{ response: HttpResponse; url: string }> {
     const url = `${baseUrl}${path}${queryString(query)}`;
     const response = await sendRequest(context, {
       request: { method: 'GET', url, headers: { accept: 'application/json' } },
@@ -128,6 +129,11 @@ export function createMarketDataClient(context: ClientContext, params: MarketDat
       onResponse: observe,
     });
     if (response.status !== 200) throw refusal(response, url);
+    return { response, url };
+  }
+
+  async function get<S extends z.ZodType>(path: string, query: Query, weight: number, schema: S, options: CallOptions = {}): Promise<z.output<S>> {
+    const { response, url } = await fetchOk(path, query, weight, options);
     return parseBody(response, { schema, where: describeCall('GET', url) });
   }
 
@@ -137,6 +143,11 @@ export function createMarketDataClient(context: ClientContext, params: MarketDat
     depth(parameters: DepthParameters, options?: CallOptions): Promise<Depth> {
       const weight = RequestWeight.depth(parameters.limit ?? MarketDataLimits.depth.default);
       return get('/api/v3/depth', { symbol: parameters.symbol, limit: parameters.limit, state: parameters.state }, weight, depthSchema, options);
+    },
+    async depthBody(parameters: DepthParameters, options: CallOptions = {}): Promise<string> {
+      const weight = RequestWeight.depth(parameters.limit ?? MarketDataLimits.depth.default);
+      const query = { symbol: parameters.symbol, limit: parameters.limit, state: parameters.state };
+      return (await fetchOk('/api/v3/depth', query, weight, options)).response.text;
     },
     trades(parameters: TradesParameters, options?: CallOptions): Promise<Trade[]> {
       return get('/api/v3/trades', { symbol: parameters.symbol, limit: parameters.limit }, RequestWeight.trades(), tradesSchema, options);

@@ -39,6 +39,12 @@ export interface KlinesParameters {
 
 export interface MarketDataSource {
   depth(parameters: DepthParameters, options?: CallOptions): Promise<Depth>;
+  /**
+   * The raw JSON body of a depth answer, when the source has one (the HTTP client): the market feed
+   * then parses it straight into its integer book (`parseDepthBody`), within 2x of a bare
+   * `JSON.parse`, instead of building the wire object first.
+   */
+  depthBody?(parameters: DepthParameters, options?: CallOptions): Promise<string>;
   trades(parameters: TradesParameters, options?: CallOptions): Promise<Trade[]>;
   ticker24hr(parameters: { readonly symbol: string }, options?: CallOptions): Promise<Ticker24hr>;
   klines(parameters: KlinesParameters, options?: CallOptions): Promise<Kline[]>;

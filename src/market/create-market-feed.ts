@@ -19,6 +19,7 @@ import { monotonicBook } from './operators/monotonic-book.ts';
 import { poll, type BackoffParameters, type PollEvent, type PollValue } from './operators/poll.ts';
 import { shareEvents, shareLatest } from './operators/share-latest.ts';
 import { OrderBook, type OrderBookView } from './order-book-model.ts';
+import { parseDepthBody } from './parse-depth-body.ts';
 import { tradesToUnits, type UnitTrade } from './unit-trade.ts';
 
 export interface MarketFeedOptions {
@@ -103,9 +104,12 @@ export function createMarketFeed(source: MarketDataSource, plan: MarketFeedPlan,
   let lastTradeId: number | undefined;
   let lastCandle: Candle | undefined;
 
+  const depthQuery = { symbol, limit: resolved.depth.limit, state: resolved.depth.state };
   const book$ = defer(() =>
     polled('depth', resolved.depth.everyMs, (signal) =>
-      source.depth({ symbol, limit: resolved.depth.limit, state: resolved.depth.state }, { signal }).then((depth) => OrderBook.fromDepth(depth, market)),
+      source.depthBody
+        ? source.depthBody(depthQuery, { signal }).then((body) => parseDepthBody(body, market))
+        : source.depth(depthQuery, { signal }).then((depth) => OrderBook.fromDepth(depth, market)),
     ).pipe(
       tap((event) => board.ok('depth', event.at)),
       map((event): OrderBookView => event.value),

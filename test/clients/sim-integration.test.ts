@@ -83,6 +83,8 @@ describe('market data against the simulated venue', () => {
     expect(info.symbols.map((symbol) => symbol.symbol)).toEqual(venue.config.markets.map((entry) => entry.symbol));
     const depth = await client.depth({ symbol: market().symbol, limit: 5, state: 'proposed' });
     expect(depth.E).toBeGreaterThan(0);
+    // The raw body (for the feed's fast parser) is the same answer, unparsed.
+    expect(JSON.parse(await client.depthBody!({ symbol: market().symbol, limit: 5, state: 'proposed' }))).toMatchObject({ lastUpdateId: expect.any(Number), bids: depth.bids, asks: depth.asks });
     expect(await client.trades({ symbol: market().symbol, limit: 10 })).toBeInstanceOf(Array);
     expect((await client.ticker24hr({ symbol: market().symbol })).symbol).toBe(market().symbol);
     // No trades yet (no background flow): no candles, but a well-formed answer.
@@ -99,6 +101,7 @@ describe('market data against the simulated venue', () => {
     );
     expect(await code(client.depth({ symbol: '' }))).toEqual(['MARKET_DATA_BAD_REQUEST', -1102, "Mandatory parameter 'symbol' was not sent, was empty/null, or malformed. (code -1102)"]);
     expect(await code(client.depth({ symbol: 'NOPE_USDC' }))).toEqual(['MARKET_DATA_BAD_REQUEST', -1121, 'Invalid symbol. (code -1121)']);
+    expect(await code(client.depthBody!({ symbol: 'NOPE_USDC' }))).toEqual(['MARKET_DATA_BAD_REQUEST', -1121, 'Invalid symbol. (code -1121)']);
     expect(await code(client.trades({ symbol: 'mon_usdc' }))).toEqual(['MARKET_DATA_BAD_REQUEST', -1100, expect.stringContaining("Illegal characters found in parameter 'symbol'")]);
     expect(await code(client.depth({ symbol: market().symbol, limit: 5001 }))).toEqual(['MARKET_DATA_BAD_REQUEST', -1130, "Data sent for parameter 'limit' is not valid. (code -1130)"]);
     expect(await code(client.klines({ symbol: market().symbol, interval: '2m' as KlineInterval }))).toEqual(['MARKET_DATA_BAD_REQUEST', -1120, 'Invalid interval. (code -1120)']);
