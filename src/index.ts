@@ -120,3 +120,36 @@ export { formatConfigIssue, type ConfigIssue } from './config/config-issue.ts';
 export { runConfigSchema, resolveRunNetwork, type RunConfig } from './config/run-config.ts';
 export { simConfigSchema, type SimConfig } from './config/sim-config.ts';
 export { NETWORK_NAMES, resolveNetwork, type NetworkName, type ResolvedNetwork } from './config/network-config.ts';
+
+// clients: one per host, over the transport seam
+export { createFetchTransport, type HttpTransport } from './clients/http-transport.ts';
+export type { ClientContext } from './clients/send-request.ts';
+export { ClientError, isClientError } from './clients/client-error.ts';
+export { MarketDataError } from './clients/market-data-error.ts';
+export { UserDataError } from './clients/user-data-error.ts';
+export type { MarketDataSource } from './clients/market-data-source.ts';
+export { createMarketDataClient } from './clients/market-data-client.ts';
+export { createTokenClient } from './clients/token-client.ts';
+export { createQuoteClient } from './clients/quote-client.ts';
+export { createOrderEventsClient } from './clients/order-events-client.ts';
+export { orderEvents, orderEvents$, type OrderEventsBatch, type OrderEventsCursor } from './clients/order-events.ts';
+export { createActiveOrdersClient } from './clients/active-orders-client.ts';
+export { createRelayAuthClient } from './clients/relay-auth-client.ts';
+export { createRelayRestClient } from './clients/relay-rest-client.ts';
+
+// market streams
+export { createMarketFeed, type MarketFeed, type MarketFeedOptions } from './market/create-market-feed.ts';
+export type { MarketFeedPlan } from './market/market-feed-plan.ts';
+export type { FeedHealth, SourceHealth } from './market/feed-health.ts';
+export { OrderBook, type OrderBookView } from './market/order-book-model.ts';
+export { parseDepthBody } from './market/parse-depth-body.ts';
+export { BarBuilder } from './market/bar-builder.ts';
+export type { Candle } from './market/candle.ts';
+export type { UnitTrade } from './market/unit-trade.ts';
+
+// strategy intents
+export { isRiskReducing, type Intent, type OrderRequest } from './strategy/intents.ts';
+
+// the local simulated venue
+export { createSimVenue } from './venue/create-sim-venue.ts';
+export { createSimServer, type SimServer } from './sim/sim-server.ts';
