@@ -46,6 +46,11 @@ export const errorCodes = {
   // venue model
   VENUE_INVARIANT_BROKEN: 'The venue model found its own state inconsistent (a bug, never bad input).',
   // execution
+  JOURNAL_CORRUPT: 'A complete journal line fails its checksum or schema, or its seq does not increase.',
+  JOURNAL_RECORD_INVALID: 'A record to append breaks its schema or a journal rule; nothing is written.',
+  JOURNAL_UNAVAILABLE: 'The journal cannot be opened or written (bad name, I/O error, closed, or an earlier failure); reopen it.',
+  NONCE_SKEW_EXCEEDED: 'The next nonce would be further ahead of the clock than the venue allows.',
+  IN_FLIGHT_CAP_INVALID: 'maxPendingOutcomes is not an integer from 1 to 63 (the relay closes a connection at 64).',
   INTENT_NOT_SUPPORTED_LIVE: 'An intent the venue defines but does not support live (trigger creation).',
   // local venue server
   SIM_LISTEN_FAILED: 'The local venue cannot listen on the asked host and port (e.g. the port is in use).',

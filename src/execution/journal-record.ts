@@ -1,0 +1,203 @@
+/**
+ * The records of the execution journal and their line format: one JSON object per line, ending in
+ * a CRC-32 of the rest of the line, so a torn or altered line is detected on reading.
+ *
+ * A line is `JSON.stringify(record)` with `,"crc":"xxxxxxxx"` inserted before its closing brace,
+ * where `xxxxxxxx` is the CRC-32 (IEEE, as zlib and gzip compute it) of the UTF-8 bytes of
+ * `JSON.stringify(record)`, in 8 lowercase hex digits. Each line is still one JSON object.
+ *
+ * @example
+ * {"seq":7,"at":1723075200000,"kind":"sent","requestId":"0191…","transport":"ws","crc":"1c291ca3"}
+ */
+import { crc32 } from 'node:zlib';
+import { z } from 'zod';
+import { BaseError } from '../core/base-error.ts';
+import { OUTCOME_STATUSES, RelayMethod } from '../protocol/constants.ts';
+import { hexBytes, lowercaseAddress, uintText, type Address } from '../protocol/encoding.ts';
+import { uuidv7Schema } from '../protocol/relay-request.ts';
+import type { Intent, IntentType } from '../strategy/intents.ts';
+
+const INTENT_TYPES = [
+  'PlaceAndCancel',
+  'ReplaceSlots',
+  'CancelTrigger',
+  'CancelAll',
+  'CreateBatchTrigger',
+  'CreateReplaceTrigger',
+] as const satisfies readonly IntentType[];
+
+const RELAY_METHODS = Object.values(RelayMethod) as [string, ...string[]];
+
+/** How a request left: the relay WebSocket or `POST /relay`. */
+export const JOURNAL_TRANSPORTS = ['ws', 'rest'] as const;
+export type JournalTransport = (typeof JOURNAL_TRANSPORTS)[number];
+
+/** How an unresolved request got its final status. */
+export const RESOLVED_HOW = ['outcome', 'receipt', 'order-events', 'never-sent', 'rejected'] as const;
+export type ResolvedHow = (typeof RESOLVED_HOW)[number];
+
+/** The final status of a request: an outcome status, REJECTED (never executed) or NOT_SENT. */
+export const FINAL_STATUSES = [...OUTCOME_STATUSES, 'REJECTED', 'NOT_SENT'] as const;
+export type FinalStatus = (typeof FINAL_STATUSES)[number];
+
+const txHash = hexBytes(32);
+
+/** What the journal keeps of the intent behind a request (not its orders: the body has those). */
+export const intentSummarySchema = z.strictObject({
+  type: z.enum(INTENT_TYPES),
+  /** Lowercase market address; null for intents without one (CancelTrigger, CancelAll of every market). */
+  market: lowercaseAddress.nullable(),
+  purpose: z.string().max(256),
+});
+export type IntentSummary = z.output<typeof intentSummarySchema>;
+
+const header = {
+  /** Strictly increasing within the file (gaps after compaction). */
+  seq: z.number().int().positive(),
+  /** Clock time of the append, ms since the epoch. */
+  at: z.number().int().nonnegative(),
+};
+
+/** A signed request, recorded before it is sent. `body` is the exact wire JSON text. */
+export const signedRecordSchema = z.strictObject({
+  ...header,
+  kind: z.literal('signed'),
+  requestId: uuidv7Schema,
+  /** The intent nonce, a canonical uint64 decimal string. */
+  nonce: uintText(64),
+  method: z.enum(RELAY_METHODS),
+  /** null for requests that no strategy intent asked for (e.g. the account setup's signer grant). */
+  intent: intentSummarySchema.nullable(),
+  body: z.string().min(2),
+  /** Always null: the sponsor's transaction hash is known only from the relay's answer. */
+  txHash: z.null().default(null),
+});
+
+/** The request left on a transport (once per attempt). */
+export const sentRecordSchema = z.strictObject({
+  ...header,
+  kind: z.literal('sent'),
+  requestId: uuidv7Schema,
+  transport: z.enum(JOURNAL_TRANSPORTS),
+});
+
+/** The relay's immediate answer. `txHash`: BROADCAST's txHash, or the candidateTxHash of a failure. */
+export const responseRecordSchema = z.strictObject({
+  ...header,
+  kind: z.literal('response'),
+  requestId: uuidv7Schema,
+  status: z.enum(['BROADCAST', 'REJECTED', 'UNKNOWN']),
+  txHash: txHash.optional(),
+  code: z.string().min(1).max(128).optional(),
+  retryable: z.boolean().optional(),
+  retryAfterMs: z.number().int().nonnegative().optional(),
+});
+
+/** The terminal outcome of the request's transaction (WebSocket outcome message). */
+export const outcomeRecordSchema = z.strictObject({
+  ...header,
+  kind: z.literal('outcome'),
+  requestId: uuidv7Schema,
+  txHash,
+  status: z.enum(OUTCOME_STATUSES),
+  blockNumber: uintText(64).optional(),
+  reason: z.string().max(1024).optional(),
+});
+
+/** The request is settled: nothing more will happen to it. Only unresolved requests survive compaction. */
+export const resolvedRecordSchema = z.strictObject({
+  ...header,
+  kind: z.literal('resolved'),
+  requestId: uuidv7Schema,
+  how: z.enum(RESOLVED_HOW),
+  status: z.enum(FINAL_STATUSES),
+  txHash: txHash.optional(),
+  reason: z.string().max(1024).optional(),
+});
+
+/** No nonce at or below this one may be used again (written by compaction, or on learning a higher one). */
+export const nonceFloorRecordSchema = z.strictObject({
+  ...header,
+  kind: z.literal('nonce-floor'),
+  nonce: uintText(64),
+});
+
+export const journalRecordSchema = z.discriminatedUnion('kind', [
+  signedRecordSchema,
+  sentRecordSchema,
+  responseRecordSchema,
+  outcomeRecordSchema,
+  resolvedRecordSchema,
+  nonceFloorRecordSchema,
+]);
+
+export type JournalRecord = z.output<typeof journalRecordSchema>;
+export type JournalRecordKind = JournalRecord['kind'];
+export type SignedRecord = z.output<typeof signedRecordSchema>;
+export type SentRecord = z.output<typeof sentRecordSchema>;
+export type ResponseRecord = z.output<typeof responseRecordSchema>;
+export type OutcomeRecord = z.output<typeof outcomeRecordSchema>;
+export type ResolvedRecord = z.output<typeof resolvedRecordSchema>;
+export type NonceFloorRecord = z.output<typeof nonceFloorRecordSchema>;
+
+type Input<S extends z.ZodType> = Omit<z.input<S>, 'seq' | 'at'>;
+/** What a caller appends: a record without `seq` and `at`, which the journal assigns. */
+export type JournalRecordInput =
+  | Input<typeof signedRecordSchema>
+  | Input<typeof sentRecordSchema>
+  | Input<typeof responseRecordSchema>
+  | Input<typeof outcomeRecordSchema>
+  | Input<typeof resolvedRecordSchema>
+  | Input<typeof nonceFloorRecordSchema>;
+
+/**
+ * The journal's summary of an intent: type, lowercase market (or null), purpose.
+ *
+ * @example summarizeIntent({ type: 'CancelAll', purpose: 'kill-switch' }) // { type: 'CancelAll', market: null, purpose: 'kill-switch' }
+ */
+export function summarizeIntent(intent: Intent): IntentSummary {
+  const market = 'market' in intent && intent.market !== undefined ? (intent.market.toLowerCase() as Address) : null;
+  return { type: intent.type, market, purpose: intent.purpose };
+}
+
+const CRC_SUFFIX = /,"crc":"([0-9a-f]{8})"\}$/;
+
+function crcHex(text: string): string {
+  return crc32(text).toString(16).padStart(8, '0');
+}
+
+/** One journal line for `record`, with its checksum and the final newline. */
+export function encodeJournalLine(record: JournalRecord): string {
+  const body = JSON.stringify(record);
+  return `${body.slice(0, -1)},"crc":"${crcHex(body)}"}\n`;
+}
+
+/** Why a line cannot be read; undefined when it reads. */
+export type LineProblem = 'checksum-missing' | 'checksum-mismatch' | 'invalid-json' | 'invalid-record';
+
+/**
+ * Reads one line (without its newline). Throws JOURNAL_CORRUPT naming `lineNumber` and the file.
+ */
+export function decodeJournalLine(line: string, where: { readonly path: string; readonly lineNumber: number }): JournalRecord {
+  const corrupt = (problem: LineProblem, message: string, cause?: unknown) =>
+    new BaseError('JOURNAL_CORRUPT', `journal ${where.path} line ${where.lineNumber}: ${message}`, {
+      details: { path: where.path, line: where.lineNumber, problem },
+      ...(cause === undefined ? {} : { cause }),
+    });
+  const match = CRC_SUFFIX.exec(line);
+  if (!match) throw corrupt('checksum-missing', 'no checksum at the end of the line');
+  const body = `${line.slice(0, match.index)}}`;
+  if (crcHex(body) !== match[1]) throw corrupt('checksum-mismatch', 'checksum mismatch');
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch (error) {
+    throw corrupt('invalid-json', 'not valid JSON', error);
+  }
+  const parsed = journalRecordSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw corrupt('invalid-record', `not a journal record: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,506 @@
+/**
+ * The execution journal: an append-only file per (network, wallet) of every signed request, the
+ * relay's immediate answer, the terminal outcome and the reconciliation result, so a restart restores
+ * the nonce floor and reconciles whatever was unresolved. "A crash between signing and sending loses
+ * nothing and duplicates nothing": the engine appends the `signed` record (written and fsynced before
+ * `append` returns) before the request leaves, and never signs a nonce at or below the floor.
+ *
+ * File: `<dir>/<network>-<wallet>.journal.jsonl`, mode 0600, one record per line (journal-record.ts).
+ *
+ * Reading (`openJournal`):
+ * - bytes after the last newline are a torn write (a crash inside `append`, which had not returned):
+ *   they are ignored and truncated away;
+ * - any complete line that fails its checksum or schema, or whose `seq` does not increase, is
+ *   corruption: JOURNAL_CORRUPT naming the line (nothing is guessed);
+ * - a compaction temp file left behind is deleted: the journal file itself is always complete
+ *   (the temp file replaces it only by an atomic rename after being fsynced).
+ *
+ * The journal holds signed bodies (public once sent), never a key or a JWT: records are strict
+ * (no field beyond the schema) and `append` refuses any record that carries a JWT
+ * (JOURNAL_RECORD_INVALID). Keys never reach the engine's records: signing happens behind a signer.
+ */
+import * as nodeFs from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { BaseError, isBaseError } from '../core/base-error.ts';
+import type { Clock } from '../core/clock.ts';
+import type { RelayMethodName } from '../protocol/constants.ts';
+import type { Hex } from '../protocol/encoding.ts';
+import {
+  decodeJournalLine,
+  encodeJournalLine,
+  journalRecordSchema,
+  type IntentSummary,
+  type JournalRecord,
+  type JournalRecordInput,
+  type JournalTransport,
+  type OutcomeRecord,
+  type ResponseRecord,
+  type SignedRecord,
+} from './journal-record.ts';
+
+/** The file-system calls the journal makes: node:fs by default; tests inject failures and spies. */
+export interface JournalFs {
+  openSync(path: string, flags: 'a' | 'r' | 'r+' | 'w', mode?: number): number;
+  writeSync(fd: number, buffer: Uint8Array, offset: number, length: number): number;
+  fsyncSync(fd: number): void;
+  ftruncateSync(fd: number, length: number): void;
+  closeSync(fd: number): void;
+  readFileSync(path: string): Uint8Array;
+  renameSync(from: string, to: string): void;
+  unlinkSync(path: string): void;
+  existsSync(path: string): boolean;
+  mkdirSync(path: string, options: { recursive: true; mode?: number }): void;
+}
+
+/** The real file system. */
+export const nodeJournalFs: JournalFs = {
+  openSync: (path, flags, mode) => nodeFs.openSync(path, flags, mode),
+  writeSync: (fd, buffer, offset, length) => nodeFs.writeSync(fd, buffer, offset, length),
+  fsyncSync: (fd) => nodeFs.fsyncSync(fd),
+  ftruncateSync: (fd, length) => nodeFs.ftruncateSync(fd, length),
+  closeSync: (fd) => nodeFs.closeSync(fd),
+  readFileSync: (path) => nodeFs.readFileSync(path),
+  renameSync: (from, to) => nodeFs.renameSync(from, to),
+  unlinkSync: (path) => nodeFs.unlinkSync(path),
+  existsSync: (path) => nodeFs.existsSync(path),
+  mkdirSync: (path, options) => {
+    nodeFs.mkdirSync(path, options);
+  },
+};
+
+/** A signed request without a `resolved` record, with everything the journal knows of it. */
+export interface UnresolvedRequest {
+  readonly requestId: string;
+  readonly nonce: bigint;
+  readonly method: RelayMethodName;
+  readonly intent: IntentSummary | null;
+  /** The exact wire JSON text that was (or was about to be) sent. */
+  readonly body: string;
+  /** Clock time of the `signed` record. */
+  readonly signedAt: number;
+  /** Each transport it left on, in order; empty: it was signed but maybe never sent. */
+  readonly sends: readonly JournalTransport[];
+  /** The last immediate answer, if any arrived. */
+  readonly response: ResponseRecord | undefined;
+  /** Its terminal outcome, if one arrived (then only the `resolved` record is missing). */
+  readonly outcome: OutcomeRecord | undefined;
+  /** The outcome's transaction hash, else the answer's (txHash or candidateTxHash). */
+  readonly txHash: Hex | undefined;
+}
+
+/** What `openJournal` found in the file. */
+export interface RestoredJournal {
+  /** The highest nonce ever signed or recorded; 0n for a new journal. */
+  readonly nonceFloor: bigint;
+  /** Signed requests without a `resolved` record, in signing order: reconcile each. */
+  readonly unresolved: readonly UnresolvedRequest[];
+  /** Complete records read. */
+  readonly records: number;
+  /** Bytes of a torn last line that were truncated away (0 when none). */
+  readonly truncatedBytes: number;
+  /** True when a compaction temp file was left behind and deleted. */
+  readonly removedTempFile: boolean;
+}
+
+export interface JournalContext {
+  readonly clock: Pick<Clock, 'now'>;
+  /** Default: node:fs. */
+  readonly fs?: JournalFs;
+}
+
+export interface OpenJournalParameters {
+  /** Directory of the journals; created when missing. */
+  readonly dir: string;
+  /** Network name: lowercase letters, digits and `-` (mainnet, testnet, sim). */
+  readonly network: string;
+  /** The trading wallet address. */
+  readonly wallet: string;
+}
+
+interface Entry {
+  readonly signed: SignedRecord;
+  readonly nonce: bigint;
+  readonly records: JournalRecord[];
+  readonly sends: JournalTransport[];
+  response: ResponseRecord | undefined;
+  outcome: OutcomeRecord | undefined;
+}
+
+/** The journal's running state, built by applying records in order (on reading and on appending). */
+class JournalState {
+  readonly entries = new Map<string, Entry>();
+  nonceFloor = 0n;
+  lastSeq = 0;
+  records = 0;
+
+  apply(record: JournalRecord): void {
+    this.lastSeq = record.seq;
+    this.records += 1;
+    switch (record.kind) {
+      case 'signed': {
+        const nonce = BigInt(record.nonce);
+        if (nonce > this.nonceFloor) this.nonceFloor = nonce;
+        this.entries.set(record.requestId, { signed: record, nonce, records: [record], sends: [], response: undefined, outcome: undefined });
+        return;
+      }
+      case 'nonce-floor': {
+        const nonce = BigInt(record.nonce);
+        if (nonce > this.nonceFloor) this.nonceFloor = nonce;
+        return;
+      }
+      case 'resolved':
+        this.entries.delete(record.requestId);
+        return;
+      default: {
+        // Records of a request that is resolved already (a late answer) change nothing.
+        const entry = this.entries.get(record.requestId);
+        if (entry === undefined) return;
+        entry.records.push(record);
+        if (record.kind === 'sent') entry.sends.push(record.transport);
+        else if (record.kind === 'response') entry.response = record;
+        else entry.outcome = record;
+      }
+    }
+  }
+
+  view(entry: Entry): UnresolvedRequest {
+    return {
+      requestId: entry.signed.requestId,
+      nonce: entry.nonce,
+      method: entry.signed.method as RelayMethodName,
+      intent: entry.signed.intent,
+      body: entry.signed.body,
+      signedAt: entry.signed.at,
+      sends: [...entry.sends],
+      response: entry.response,
+      outcome: entry.outcome,
+      txHash: entry.outcome?.txHash ?? entry.response?.txHash,
+    };
+  }
+
+  unresolved(): UnresolvedRequest[] {
+    return [...this.entries.values()].map((entry) => this.view(entry));
+  }
+}
+
+const NETWORK_NAME = /^[a-z0-9][a-z0-9-]{0,31}$/;
+const WALLET = /^0x[0-9a-fA-F]{40}$/;
+
+/** Where the journal of (network, wallet) lives: `<dir>/<network>-<wallet lowercase>.journal.jsonl`. */
+export function journalPath(params: OpenJournalParameters): string {
+  if (!NETWORK_NAME.test(params.network)) {
+    throw new BaseError('JOURNAL_UNAVAILABLE', `cannot name a journal for network ${JSON.stringify(params.network)}`, {
+      details: { network: params.network },
+    });
+  }
+  if (!WALLET.test(params.wallet)) {
+    throw new BaseError('JOURNAL_UNAVAILABLE', 'cannot name a journal for a wallet that is not a 20-byte hex address', {
+      details: { wallet: params.wallet },
+    });
+  }
+  return join(params.dir, `${params.network}-${params.wallet.toLowerCase()}.journal.jsonl`);
+}
+
+/** The compaction temp file beside the journal at `path`. */
+export function compactionTempPath(path: string): string {
+  return `${path}.compact-tmp`;
+}
+
+const NEWLINE = 0x0a;
+/** Three base64url segments, the first starting like a JSON object (`{"` = `eyJ`): a JWT. */
+const JWT_SHAPE = /eyJ[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*/;
+const FILE_MODE = 0o600;
+
+function unavailable(message: string, path: string, cause: unknown): BaseError {
+  return new BaseError('JOURNAL_UNAVAILABLE', `journal ${path}: ${message}`, { details: { path }, cause });
+}
+
+function writeAll(fs: JournalFs, fd: number, bytes: Uint8Array): void {
+  let offset = 0;
+  while (offset < bytes.length) offset += fs.writeSync(fd, bytes, offset, bytes.length - offset);
+}
+
+function fsyncDirectory(fs: JournalFs, dir: string): void {
+  const fd = fs.openSync(dir, 'r');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Reads the complete lines of `bytes` into `state`; returns the length of the complete prefix. */
+function readRecords(bytes: Uint8Array, path: string, state: JournalState): number {
+  const end = bytes.lastIndexOf(NEWLINE) + 1;
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, end).toString('utf8');
+  const lines = text.split('\n');
+  lines.pop(); // the empty string after the last newline
+  lines.forEach((line, index) => {
+    const lineNumber = index + 1;
+    const record = decodeJournalLine(line, { path, lineNumber });
+    if (record.seq <= state.lastSeq) {
+      throw new BaseError('JOURNAL_CORRUPT', `journal ${path} line ${lineNumber}: seq ${record.seq} does not follow ${state.lastSeq}`, {
+        details: { path, line: lineNumber, problem: 'seq-not-increasing' },
+      });
+    }
+    state.apply(record);
+  });
+  return end;
+}
+
+/**
+ * Opens (or creates) the journal of (network, wallet), restoring its state. Throws JOURNAL_CORRUPT
+ * when a complete line is damaged, JOURNAL_UNAVAILABLE when the file cannot be read or written.
+ *
+ * @example
+ * const journal = openJournal({ clock }, { dir: 'state', network: 'testnet', wallet });
+ * const nonces = createNonceSource({ clock }, { floor: journal.restored.nonceFloor });
+ * for (const request of journal.restored.unresolved) reconcile(request);
+ */
+export function openJournal(context: JournalContext, params: OpenJournalParameters): Journal {
+  const fs = context.fs ?? nodeJournalFs;
+  const path = journalPath(params);
+  const temp = compactionTempPath(path);
+  const state = new JournalState();
+  let truncatedBytes = 0;
+  let removedTempFile = false;
+  try {
+    if (!fs.existsSync(params.dir)) {
+      fs.mkdirSync(params.dir, { recursive: true, mode: 0o700 });
+      fsyncDirectory(fs, dirname(resolve(params.dir)));
+    }
+    if (fs.existsSync(temp)) {
+      // The journal itself is complete at every step of a compaction; the temp file is surplus.
+      fs.unlinkSync(temp);
+      fsyncDirectory(fs, params.dir);
+      removedTempFile = true;
+    }
+    const existed = fs.existsSync(path);
+    if (existed) {
+      const bytes = fs.readFileSync(path);
+      const complete = readRecords(bytes, path, state);
+      if (complete < bytes.length) {
+        truncatedBytes = bytes.length - complete;
+        const fd = fs.openSync(path, 'r+');
+        try {
+          fs.ftruncateSync(fd, complete);
+          fs.fsyncSync(fd);
+        } finally {
+          fs.closeSync(fd);
+        }
+      }
+    }
+    const fd = fs.openSync(path, 'a', FILE_MODE);
+    if (!existed) {
+      fs.fsyncSync(fd);
+      fsyncDirectory(fs, params.dir);
+    }
+    const restored: RestoredJournal = {
+      nonceFloor: state.nonceFloor,
+      unresolved: state.unresolved(),
+      records: state.records,
+      truncatedBytes,
+      removedTempFile,
+    };
+    return new Journal({ fs, clock: context.clock, path, dir: params.dir, fd, state, restored });
+  } catch (error) {
+    if (isBaseError(error)) throw error;
+    throw unavailable('cannot open', path, error);
+  }
+}
+
+interface JournalInit {
+  readonly fs: JournalFs;
+  readonly clock: Pick<Clock, 'now'>;
+  readonly path: string;
+  readonly dir: string;
+  readonly fd: number;
+  readonly state: JournalState;
+  readonly restored: RestoredJournal;
+}
+
+/** Result of `compact()`: record counts of the file before and after. */
+export interface CompactionResult {
+  readonly before: number;
+  readonly after: number;
+}
+
+/** An open journal. Made by `openJournal`; one per (network, wallet), used by one process. */
+export class Journal {
+  readonly path: string;
+  /** The state found on opening. */
+  readonly restored: RestoredJournal;
+  readonly #fs: JournalFs;
+  readonly #clock: Pick<Clock, 'now'>;
+  readonly #dir: string;
+  readonly #state: JournalState;
+  #fd: number | undefined;
+  /** Set when a write failed: the file may end in a partial line, so nothing more is appended. */
+  #failure: unknown;
+
+  constructor(init: JournalInit) {
+    this.path = init.path;
+    this.restored = init.restored;
+    this.#fs = init.fs;
+    this.#clock = init.clock;
+    this.#dir = init.dir;
+    this.#state = init.state;
+    this.#fd = init.fd;
+  }
+
+  /** The highest nonce ever signed or recorded (0n when none): the next nonce must be above it. */
+  nonceFloor(): bigint {
+    return this.#state.nonceFloor;
+  }
+
+  /** Signed requests without a `resolved` record, in signing order. */
+  unresolved(): readonly UnresolvedRequest[] {
+    return this.#state.unresolved();
+  }
+
+  /** The unresolved request `requestId`, if it is one. */
+  get(requestId: string): UnresolvedRequest | undefined {
+    const entry = this.#state.entries.get(requestId);
+    return entry === undefined ? undefined : this.#state.view(entry);
+  }
+
+  /** Records in the file. */
+  recordCount(): number {
+    return this.#state.records;
+  }
+
+  /**
+   * Appends one record, durably: written and fsynced before this returns. Assigns `seq` and `at`.
+   * Throws JOURNAL_RECORD_INVALID (nothing written) when the record breaks its schema or a rule:
+   * a `signed` nonce must be above the floor and its requestId not unresolved already; `sent` and
+   * `resolved` need an unresolved request; no JWT anywhere. Throws
+   * JOURNAL_UNAVAILABLE when the journal is closed or a write fails (then on every later call too).
+   *
+   * @example
+   * journal.append({ kind: 'signed', requestId, nonce: nonce.toString(), method, intent: summarizeIntent(intent), body });
+   * send(body);
+   */
+  append(input: JournalRecordInput): JournalRecord {
+    const fd = this.#writable();
+    const record = this.#check(input);
+    const line = encodeJournalLine(record);
+    if (JWT_SHAPE.test(line)) {
+      throw invalid('the record carries a JWT: the journal never holds one', record);
+    }
+    try {
+      writeAll(this.#fs, fd, Buffer.from(line, 'utf8'));
+      this.#fs.fsyncSync(fd);
+    } catch (error) {
+      // Never retry a failed fsync: the kernel may have dropped the dirty pages (PostgreSQL's fsyncgate).
+      this.#failure = error;
+      throw unavailable('write failed; reopen the journal to recover', this.path, error);
+    }
+    this.#state.apply(record);
+    return record;
+  }
+
+  /**
+   * Rewrites the journal with only what a restart needs: every record of each unresolved request,
+   * then one `nonce-floor` record. Safe at every step: the new file is written and fsynced under a
+   * temp name, renamed over the journal (atomic), then the directory is fsynced; a crash before the
+   * rename leaves the old journal whole (the temp file is deleted on reopening), after it the new one.
+   */
+  compact(): CompactionResult {
+    const oldFd = this.#writable();
+    const before = this.#state.records;
+    const kept = [...this.#state.entries.values()].flatMap((entry) => entry.records).sort((a, b) => a.seq - b.seq);
+    const records: JournalRecord[] = [...kept];
+    if (this.#state.nonceFloor > 0n) {
+      records.push(this.#check({ kind: 'nonce-floor', nonce: this.#state.nonceFloor.toString() }));
+    }
+    const temp = compactionTempPath(this.path);
+    let renamed = false;
+    try {
+      const fd = this.#fs.openSync(temp, 'w', FILE_MODE);
+      try {
+        writeAll(this.#fs, fd, Buffer.from(records.map(encodeJournalLine).join(''), 'utf8'));
+        this.#fs.fsyncSync(fd);
+      } finally {
+        this.#fs.closeSync(fd);
+      }
+      this.#fs.renameSync(temp, this.path);
+      renamed = true;
+      fsyncDirectory(this.#fs, this.#dir);
+      this.#fd = undefined;
+      this.#fs.closeSync(oldFd);
+      this.#fd = this.#fs.openSync(this.path, 'a', FILE_MODE);
+    } catch (error) {
+      this.#failure = error;
+      if (!renamed) {
+        try {
+          this.#fs.unlinkSync(temp);
+        } catch {
+          // Reopening deletes it.
+        }
+      }
+      throw unavailable('compaction failed; reopen the journal to recover', this.path, error);
+    }
+    const state = this.#state;
+    state.records = 0;
+    state.lastSeq = 0;
+    const nonceFloor = state.nonceFloor;
+    state.entries.clear();
+    for (const record of records) state.apply(record);
+    state.nonceFloor = nonceFloor;
+    return { before, after: records.length };
+  }
+
+  /** Closes the file; later appends throw JOURNAL_UNAVAILABLE. Idempotent. */
+  close(): void {
+    const fd = this.#fd;
+    const failed = this.#failure !== undefined;
+    this.#fd = undefined;
+    this.#failure ??= new Error('closed');
+    if (fd === undefined) return;
+    try {
+      this.#fs.closeSync(fd);
+    } catch (error) {
+      // After a failed write the descriptor is beyond help; otherwise say so.
+      if (!failed) throw unavailable('cannot close', this.path, error);
+    }
+  }
+
+  #writable(): number {
+    if (this.#failure !== undefined || this.#fd === undefined) {
+      throw unavailable('closed, or an earlier write failed; reopen the journal', this.path, this.#failure);
+    }
+    return this.#fd;
+  }
+
+  /** The full record for `input` (next seq, clock time), validated against the schema and the rules. */
+  #check(input: JournalRecordInput): JournalRecord {
+    const parsed = journalRecordSchema.safeParse({ seq: this.#state.lastSeq + 1, at: Math.max(0, Math.floor(this.#clock.now())), ...input });
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw invalid(`${issue.path.join('.') || '(root)'}: ${issue.message}`, input);
+    }
+    const record = parsed.data;
+    const entries = this.#state.entries;
+    switch (record.kind) {
+      case 'signed':
+        if (entries.has(record.requestId)) throw invalid(`request ${record.requestId} is signed and unresolved already`, record);
+        if (BigInt(record.nonce) <= this.#state.nonceFloor) {
+          throw invalid(`nonce ${record.nonce} is not above the floor ${this.#state.nonceFloor}: a nonce is never reused`, record);
+        }
+        break;
+      case 'sent':
+      case 'resolved':
+        if (!entries.has(record.requestId)) throw invalid(`request ${record.requestId} is not an unresolved request of this journal`, record);
+        break;
+      default:
+        break;
+    }
+    return record;
+  }
+}
+
+function invalid(message: string, record: { readonly kind: string; readonly requestId?: string }): BaseError {
+  return new BaseError('JOURNAL_RECORD_INVALID', `journal record refused: ${message}`, {
+    details: { kind: record.kind, ...(record.requestId === undefined ? {} : { requestId: record.requestId }) },
+  });
+}
