@@ -115,9 +115,10 @@ export { tokenEnvelopeSchema, type Token } from './protocol/tokens.ts';
 export { quoteRequestSchema, quoteResponseSchema, type QuoteRequest, type QuoteResponse } from './protocol/quote.ts';
 
 // config
-export { loadConfig, loadConfigOrThrow, type ConfigResult } from './config/load-config.ts';
+export { loadConfig, loadConfigOrThrow, validateYamlSource, type ConfigResult } from './config/load-config.ts';
+export type { YamlSource } from './config/yaml-source.ts';
 export { formatConfigIssue, type ConfigIssue } from './config/config-issue.ts';
-export { runConfigSchema, resolveRunNetwork, type RunConfig } from './config/run-config.ts';
+export { runConfigSchema, resolveRunNetwork, strategyModuleKind, type RunConfig, type StrategyConfig } from './config/run-config.ts';
 export { simConfigSchema, type SimConfig } from './config/sim-config.ts';
 export { NETWORK_NAMES, resolveNetwork, type NetworkName, type ResolvedNetwork } from './config/network-config.ts';
 
@@ -141,15 +142,55 @@ export { createRelayRestClient } from './clients/relay-rest-client.ts';
 export { createMarketFeed, type MarketFeed, type MarketFeedOptions } from './market/create-market-feed.ts';
 export type { MarketFeedPlan } from './market/market-feed-plan.ts';
 export type { FeedHealth, SourceHealth } from './market/feed-health.ts';
-export { OrderBook, type OrderBookView } from './market/order-book-model.ts';
+export { OrderBook, type BookLevel, type OrderBookView } from './market/order-book-model.ts';
+export type { Bbo } from './market/bbo.ts';
 export { parseDepthBody } from './market/parse-depth-body.ts';
 export { BarBuilder } from './market/bar-builder.ts';
 export type { Candle } from './market/candle.ts';
 export type { UnitTrade } from './market/unit-trade.ts';
 
-// strategy intents
-export { isRiskReducing, type Intent, type OrderRequest } from './strategy/intents.ts';
+// strategies: definition, loading, context, intents, quotes
+export { z } from 'zod';
+export { decimalAmount, durationMs } from './config/fields.ts';
+export { signedDecimalAmount, toSignedUnits } from './strategy/signed-decimal-amount.ts';
+export {
+  isRiskReducing,
+  type CancelAll,
+  type CancelTrigger,
+  type CreateBatchTrigger,
+  type CreateReplaceTrigger,
+  type Intent,
+  type IntentType,
+  type OrderRequest,
+  type PlaceAndCancel,
+  type ReplaceSlots,
+} from './strategy/intents.ts';
+export type { OwnFill, OwnMarketState, OwnOrder, StrategyContext, StrategyMarket } from './strategy/strategy-context.ts';
+export { defineStrategy, isStrategyDefinition, type DefineStrategyParameters, type StrategyDefinition } from './strategy/define-strategy.ts';
+export {
+  loadRunStrategies,
+  loadStrategy,
+  validateStrategyParams,
+  type LoadedStrategy,
+  type LoadedStrategyModule,
+  type LoadStrategyOptions,
+} from './strategy/load-strategy.ts';
+export {
+  createQuoteManager,
+  planQuotes,
+  type DesiredQuotes,
+  type PlannedOrder,
+  type PlanQuotesOptions,
+  type QuoteLevel,
+  type QuoteManager,
+  type QuoteMarket,
+  type QuotePlan,
+  type QuoteSlotsState,
+  type RequoteThreshold,
+} from './strategy/quote-manager.ts';
+export { priceAtOffset, priceOnTick } from './strategy/tick-price.ts';
 
 // the local simulated venue
+export { createMarketSpec, type MarketSpec, type TokenSpec } from './venue/market-spec.ts';
 export { createSimVenue } from './venue/create-sim-venue.ts';
 export { createSimServer, type SimServer } from './sim/sim-server.ts';

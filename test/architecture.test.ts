@@ -44,6 +44,10 @@ describe('architecture', () => {
     }
   });
 
+  it('never casts an error code: the compiler checks every code passed to BaseError against the table', () => {
+    for (const path of sources) expect(code(path), relative(src, path)).not.toMatch(/\bas (string as )?ErrorCode\b/);
+  });
+
   it('reads wall time only in the live clock, and never Math.random, timers or the console', () => {
     for (const path of sources) {
       const text = code(path);
@@ -53,3 +57,4 @@ describe('architecture', () => {
     }
   });
 });
+

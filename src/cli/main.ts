@@ -7,6 +7,7 @@ import { isBaseError } from '../core/base-error.ts';
 import { scrubSecretText } from '../core/secrets.ts';
 import { processIo, type CliIo } from './cli-io.ts';
 import { ExitCode, type Command } from './command.ts';
+import { accountCommand } from './commands/account.ts';
 import { formatUsage, helpCommand } from './commands/help.ts';
 import { marketCommand } from './commands/market.ts';
 import { simCommand } from './commands/sim.ts';
@@ -14,7 +15,7 @@ import { startCommand } from './commands/start.ts';
 import { validateCommand } from './commands/validate.ts';
 
 /** Every subcommand, in the order `clobbot help` lists them. Later commands (sim, run, …) join here. */
-export const commands: readonly Command[] = [startCommand, simCommand, marketCommand, validateCommand, helpCommand(() => commands)];
+export const commands: readonly Command[] = [startCommand, simCommand, marketCommand, accountCommand, validateCommand, helpCommand(() => commands)];
 
 /** BaseError codes that mean the user's input was wrong (exit 2) rather than that clobbot failed (exit 1). */
 function isInputMistake(code: string): boolean {

@@ -1,0 +1,559 @@
+/**
+ * `clobbot account setup|status --config <run file> [--network <n>] …`: makes the run file's trading
+ * wallet able to trade for its account, and shows where it stands.
+ *
+ * `setup` signs the EIP-7702 authorization (trading wallet -> the network's trading-wallet delegate)
+ * and the owner's `AuthorizeAccountSigner` grant (TRADE, signed by the owner key, `account` = the
+ * owner address), submits `account_core.authorize_account_signer_by_sig` over the relay's REST
+ * endpoint and waits for its outcome by receipt. On the sim it first funds the owner from the sim
+ * config's `funding.default` (POST /sim/fund) unless the wallet is already set up or the sim config
+ * funds the owner at start. A wallet that already holds delegation and TRADE is left alone.
+ *
+ * `status` shows the account id, the delegation and the TRADE grant (asked of the relay with a
+ * probe it refuses: see `relay-signer-probe.ts`), balances as far as the venue's APIs tell them, and
+ * the open orders per market.
+ *
+ * Network: `--network`, else the run file's (default sim). Mainnet needs `allowMainnet: true` in the
+ * run file and `--allow-mainnet` here. Exit 0 done, 2 a mistake in the input (usage, config, keys),
+ * 1 a failure (venue unreachable, grant refused or reverted).
+ */
+import { firstValueFrom, filter, take } from 'rxjs';
+import { z } from 'zod';
+import { BaseError } from '../../core/base-error.ts';
+import { liveClock } from '../../core/clock.ts';
+import { Decimal } from '../../core/decimal.ts';
+import { createIdSource } from '../../core/ids.ts';
+import { seededRandom } from '../../core/random.ts';
+import { toUnits } from '../../core/units.ts';
+import { loadConfigOrThrow } from '../../config/load-config.ts';
+import { DEFAULT_SIM_URL, isNetworkName, type ResolvedNetwork } from '../../config/network-config.ts';
+import { resolveRunNetwork, runConfigSchema, type RunConfig } from '../../config/run-config.ts';
+import { simConfigSchema, type SimConfig } from '../../config/sim-config.ts';
+import { Permission, RelayMethod } from '../../protocol/constants.ts';
+import { accountCoreDomain } from '../../protocol/eip712-types.ts';
+import { signAuthorization7702 } from '../../protocol/eip7702.ts';
+import type { Address } from '../../protocol/encoding.ts';
+import type { Authorization7702 } from '../../protocol/intent-types.ts';
+import { signAuthorizeAccountSigner } from '../../protocol/intent-signing.ts';
+import type { ActiveOrder } from '../../protocol/user-data.ts';
+import { createActiveOrdersClient } from '../../clients/active-orders-client.ts';
+import { isClientError } from '../../clients/client-error.ts';
+import { createFetchTransport } from '../../clients/http-transport.ts';
+import { describeCall, parseBody } from '../../clients/response-body.ts';
+import { DEFAULT_RETRY_POLICY, NO_RETRY } from '../../clients/retry-policy.ts';
+import { sendRequest, type ClientContext } from '../../clients/send-request.ts';
+import { createRpcPublicClient, type TransportOutcome } from '../../execution/relay-receipts.ts';
+import { createRelaySession } from '../../execution/relay-session.ts';
+import { probeSignerGrant, type SignerProbe } from '../../execution/relay-signer-probe.ts';
+import { createRestRelayTransport, type RestRelayTransport, type SubmitAnswer } from '../../execution/relay-transport.ts';
+import { loadSigner, type WalletSigner } from '../../execution/signer-source.ts';
+import type { CliIo } from '../cli-io.ts';
+import { ExitCode, type Command } from '../command.ts';
+import { parseCommandArgs } from '../parse-args.ts';
+import { formatTable } from './market.ts';
+
+const DEFAULT_SIM_CONFIG = 'config/sim.yaml';
+/** How long setup waits for the grant's receipt. */
+const OUTCOME_DEADLINE_MS = 60_000;
+/** Deadline of the signed grant, from now. */
+const GRANT_DEADLINE_SEC = 300n;
+
+const usage = [
+  'clobbot account setup  --config <run file> [--network <n>] [--allow-mainnet] [--owner-key-env <VAR> | --owner-key-file <path>]',
+  '                       [--account-core <address> --delegate <address>] [--market <SYMBOL=address> …]',
+  'clobbot account status --config <run file> [--network <n>] [--allow-mainnet] [--market <SYMBOL=address> …]',
+  '',
+  '  --config <file>          the run file: its wallet (the trading wallet), account and markets',
+  '  --network <n>            sim, testnet or mainnet (default: the run file\'s network, itself default sim)',
+  '  --allow-mainnet          required for mainnet, with allowMainnet: true in the run file',
+  '  --owner-key-env <VAR>    setup: the environment variable holding the account owner\'s key',
+  '  --owner-key-file <path>  setup: a file (mode 600) holding the account owner\'s key',
+  '                           without either, the trading wallet owns its account (run file account.owner unset)',
+  '  --account-core <addr>    off the sim: the network\'s account-core contract (the sim publishes its own)',
+  '  --delegate <addr>        off the sim: the network\'s trading-wallet delegate (EIP-7702)',
+  '  --market <SYMBOL=addr>   off the sim: a market\'s address, for the probe and the open orders (repeatable)',
+  '',
+  'setup signs the EIP-7702 authorization and the owner\'s TRADE grant, submits',
+  'account_core.authorize_account_signer_by_sig over the relay\'s REST endpoint and waits for its receipt.',
+  'Exit 0 done; 2 a mistake in the input (usage, config, keys, mainnet not opted in); 1 a failure.',
+].join('\n');
+
+const usageError = (message: string) => new BaseError('CLI_USAGE', `account: ${message}`, { details: { command: 'account' } });
+
+const addressPattern = /^0x[0-9a-fA-F]{40}$/;
+
+function addressOption(name: string, value: string | undefined): Address | undefined {
+  if (value === undefined) return undefined;
+  if (!addressPattern.test(value)) throw usageError(`--${name} must be an address (0x and 40 hex digits)`);
+  return value.toLowerCase() as Address;
+}
+
+// ---- the sim's /sim/info --------------------------------------------------------------------
+
+const simTokenSchema = z.looseObject({ address: z.string(), symbol: z.string(), decimals: z.number().int() });
+const simInfoSchema = z.looseObject({
+  chainId: z.number().int().positive(),
+  contracts: z.looseObject({ accountCore: z.string().regex(addressPattern), tradingWalletDelegate: z.string().regex(addressPattern) }),
+  markets: z.array(z.looseObject({ symbol: z.string(), address: z.string().regex(addressPattern), baseToken: simTokenSchema, quoteToken: simTokenSchema })),
+  tokens: z.array(simTokenSchema),
+});
+type SimInfo = z.output<typeof simInfoSchema>;
+
+async function getSimInfo(context: ClientContext, venueUrl: string): Promise<SimInfo> {
+  const url = `${venueUrl}/sim/info`;
+  const response = await sendRequest(context, {
+    request: { method: 'GET', url, headers: { accept: 'application/json' } },
+    idempotent: true,
+    timeoutMs: 5_000,
+    retry: { ...DEFAULT_RETRY_POLICY, maxAttempts: 2 },
+  });
+  return parseBody(response, { schema: simInfoSchema, where: describeCall('GET', url) });
+}
+
+/** `POST /sim/fund`: credits `amount` raw units (0 only opens the account); returns the account id. */
+async function simFund(context: ClientContext, venueUrl: string, body: { owner: Address; token: string; amount: bigint }): Promise<bigint> {
+  const url = `${venueUrl}/sim/fund`;
+  const response = await sendRequest(context, {
+    request: { method: 'POST', url, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...body, amount: body.amount.toString() }) },
+    idempotent: false,
+    timeoutMs: 5_000,
+    retry: NO_RETRY,
+  });
+  const parsed = parseBody(response, { schema: z.looseObject({ accountId: z.string().regex(/^[0-9]+$/) }), where: describeCall('POST', url) });
+  return BigInt(parsed.accountId);
+}
+
+// ---- common preparation ---------------------------------------------------------------------
+
+interface MarketRef {
+  readonly symbol: string;
+  readonly address: Address;
+  readonly base: string;
+  readonly quote: string;
+}
+
+interface Prepared {
+  readonly runFile: string;
+  readonly run: RunConfig;
+  readonly network: ResolvedNetwork;
+  readonly context: ClientContext;
+  readonly wallet: WalletSigner;
+  /** sim only */
+  readonly venueUrl: string | undefined;
+  readonly simInfo: SimInfo | undefined;
+  readonly accountCore: Address | undefined;
+  readonly delegate: Address | undefined;
+  /** The run file's markets whose address is known. */
+  readonly markets: readonly MarketRef[];
+  readonly unknownMarkets: readonly string[];
+  readonly ids: { next(): string };
+}
+
+const commonOptions = {
+  config: { type: 'string' },
+  network: { type: 'string' },
+  'allow-mainnet': { type: 'boolean' },
+  market: { type: 'string', multiple: true },
+} as const;
+
+function parseMarketOptions(values: readonly string[] | undefined): Map<string, Address> {
+  const markets = new Map<string, Address>();
+  for (const value of values ?? []) {
+    const match = /^([A-Z0-9]+_[A-Z0-9]+)=(0x[0-9a-fA-F]{40})$/.exec(value);
+    if (!match) throw usageError('--market takes SYMBOL=address, e.g. MON_USDC=0xe790…');
+    markets.set(match[1]!, match[2]!.toLowerCase() as Address);
+  }
+  return markets;
+}
+
+async function prepare(
+  io: CliIo,
+  values: { config?: string; network?: string; 'allow-mainnet'?: boolean; market?: string[]; 'account-core'?: string; delegate?: string },
+): Promise<Prepared> {
+  const runFile = values.config;
+  if (runFile === undefined) throw usageError('--config <run file> is required');
+  const run = await loadConfigOrThrow(runFile, runConfigSchema, { env: io.env });
+  const name = values.network ?? run.network;
+  if (!isNetworkName(name)) {
+    throw new BaseError('NETWORK_UNKNOWN', `unknown network ${JSON.stringify(name.slice(0, 40))}: expected one of mainnet, testnet, sim`, { details: {} });
+  }
+  if (name === 'mainnet' && (!run.allowMainnet || values['allow-mainnet'] !== true)) {
+    const missing = [run.allowMainnet ? undefined : `allowMainnet: true in ${runFile}`, values['allow-mainnet'] === true ? undefined : '--allow-mainnet on the command line'].filter(Boolean);
+    throw usageError(`mainnet moves real money: it needs ${missing.join(' and ')}`);
+  }
+  const clock = liveClock;
+  const context: ClientContext = { transport: createFetchTransport(), clock, random: seededRandom(clock.now() % 2 ** 31) };
+  const optionMarkets = parseMarketOptions(values.market);
+
+  let network: ResolvedNetwork;
+  let venueUrl: string | undefined;
+  let simInfo: SimInfo | undefined;
+  let accountCore = addressOption('account-core', values['account-core']);
+  let delegate = addressOption('delegate', values.delegate);
+  const markets: MarketRef[] = [];
+  const unknownMarkets: string[] = [];
+  if (name === 'sim') {
+    venueUrl = (run.venueUrl ?? DEFAULT_SIM_URL).replace(/\/+$/, '');
+    try {
+      simInfo = await getSimInfo(context, venueUrl);
+    } catch (error) {
+      if (isClientError(error, 'HTTP_UNAVAILABLE') || isClientError(error, 'HTTP_TIMEOUT')) {
+        throw new BaseError('HTTP_UNAVAILABLE', `the local venue at ${venueUrl} cannot be reached: is \`clobbot sim\` running? (the run file's venueUrl, default ${DEFAULT_SIM_URL})`, {
+          cause: error,
+        });
+      }
+      throw error;
+    }
+    network = resolveRunNetwork(run, { network: name, venueUrl, chainId: simInfo.chainId });
+    accountCore = simInfo.contracts.accountCore.toLowerCase() as Address;
+    delegate = simInfo.contracts.tradingWalletDelegate.toLowerCase() as Address;
+    for (const symbol of run.markets) {
+      const market = simInfo.markets.find((candidate) => candidate.symbol === symbol);
+      if (market === undefined) unknownMarkets.push(symbol);
+      else markets.push({ symbol, address: market.address.toLowerCase() as Address, base: market.baseToken.symbol, quote: market.quoteToken.symbol });
+    }
+  } else {
+    network = resolveRunNetwork(run, { network: name });
+    for (const symbol of run.markets) {
+      const address = optionMarkets.get(symbol);
+      const [base = symbol, quote = ''] = symbol.split('_');
+      if (address === undefined) unknownMarkets.push(symbol);
+      else markets.push({ symbol, address, base, quote });
+    }
+  }
+  const wallet = await loadSigner({ source: run.wallet, network: network.name, env: io.env });
+  return {
+    runFile,
+    run,
+    network,
+    context,
+    wallet,
+    venueUrl,
+    simInfo,
+    accountCore,
+    delegate,
+    markets,
+    unknownMarkets,
+    ids: createIdSource({ clock }),
+  };
+}
+
+function openTransport(prepared: Prepared): { transport: RestRelayTransport; stop: () => Promise<void> } {
+  const { network, context, wallet } = prepared;
+  const session = createRelaySession(context, { network: network.name, relayUrl: network.hosts.relayUrl!, signer: wallet.account });
+  const transport = createRestRelayTransport(context, {
+    network: network.name,
+    relayUrl: network.hosts.relayUrl!,
+    rpcUrl: network.hosts.rpcUrl!,
+    session,
+    receiptPollMs: 250,
+    receiptDeadlineMs: OUTCOME_DEADLINE_MS,
+  });
+  void transport.start();
+  return {
+    transport,
+    stop: async () => {
+      await transport.stop();
+      session.stop();
+    },
+  };
+}
+
+/** The account id: the run file's, else (sim) from `POST /sim/fund` with amount 0 (opens an empty account when the owner has none). */
+async function accountIdOf(prepared: Prepared, owner: Address): Promise<bigint | undefined> {
+  if (prepared.run.account.id !== undefined) return prepared.run.account.id;
+  if (prepared.venueUrl === undefined || prepared.simInfo === undefined) return undefined;
+  const token = prepared.simInfo.tokens[0]?.symbol;
+  if (token === undefined) return undefined;
+  return simFund(prepared.context, prepared.venueUrl, { owner, token, amount: 0n });
+}
+
+async function probe(prepared: Prepared, transport: RestRelayTransport, accountId: bigint | undefined): Promise<SignerProbe | string> {
+  if (accountId === undefined) return 'not checked: the account id is not known (set account.id in the run file)';
+  const market = prepared.markets[0];
+  if (market === undefined) return 'not checked: no market address is known (pass --market SYMBOL=address)';
+  if (prepared.network.name === 'mainnet') return 'not checked on mainnet (the check is a relay request)';
+  return probeSignerGrant((request) => transport.submit(request), {
+    signer: prepared.wallet.account,
+    chainId: prepared.network.chainId,
+    domainVersion: prepared.network.tradingWalletDomainVersion,
+    accountId,
+    market: market.address,
+    requestId: prepared.ids.next(),
+    nonce: BigInt(prepared.context.clock.now()),
+  });
+}
+
+function describeAnswer(answer: SubmitAnswer): string {
+  switch (answer.status) {
+    case 'BROADCAST':
+      return `BROADCAST tx ${answer.txHash} (${answer.transactionType})`;
+    case 'REJECTED':
+    case 'UNKNOWN':
+      return `${answer.status} ${answer.code}: ${answer.message}`;
+    case 'NOT_SENT':
+      return `not sent (${answer.code}): ${answer.reason}`;
+    case 'TIMEOUT':
+      return `no answer within ${answer.timeoutMs} ms`;
+    case 'DISCONNECTED':
+      return `disconnected (${answer.code} ${answer.reason})`;
+  }
+}
+
+// ---- setup ----------------------------------------------------------------------------------
+
+async function loadOwner(prepared: Prepared, io: CliIo, values: { 'owner-key-env'?: string; 'owner-key-file'?: string }): Promise<WalletSigner> {
+  const envName = values['owner-key-env'];
+  const file = values['owner-key-file'];
+  if (envName !== undefined && file !== undefined) throw usageError('give --owner-key-env or --owner-key-file, not both');
+  const configured = prepared.run.account.owner;
+  let owner: WalletSigner;
+  if (envName !== undefined) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(envName)) throw usageError('--owner-key-env takes the NAME of an environment variable, not a key');
+    owner = await loadSigner({ source: { kind: 'env', name: envName }, network: prepared.network.name, env: io.env });
+  } else if (file !== undefined) {
+    owner = await loadSigner({ source: { kind: 'file', path: file }, network: prepared.network.name, env: io.env });
+  } else {
+    if (configured !== undefined && configured !== prepared.wallet.address) {
+      throw usageError(`the account owner ${configured} (account.owner in ${prepared.runFile}) is not the trading wallet: pass --owner-key-env or --owner-key-file`);
+    }
+    return prepared.wallet;
+  }
+  if (configured !== undefined && configured !== owner.address) {
+    throw new BaseError('CONFIG_INVALID', `the owner key (${owner.origin}) is for ${owner.address}, but ${prepared.runFile} names account.owner ${configured}`, {
+      details: { configured, key: owner.address },
+    });
+  }
+  return owner;
+}
+
+/** Human funding of the sim config -> raw amounts per token symbol (the venue's decimals). */
+function fundingAmounts(sim: SimConfig, info: SimInfo): { symbol: string; human: string; raw: bigint }[] {
+  const out: { symbol: string; human: string; raw: bigint }[] = [];
+  for (const [symbol, human] of Object.entries(sim.funding.default)) {
+    const token = info.tokens.find((candidate) => candidate.symbol === symbol);
+    if (token === undefined) continue;
+    const raw = toUnits(human, 10n ** BigInt(token.decimals), 'down');
+    if (raw > 0n) out.push({ symbol, human: new Decimal(human).toFixed(), raw });
+  }
+  return out;
+}
+
+async function eip7702Nonce(prepared: Prepared): Promise<{ nonce: bigint; note: string }> {
+  if (prepared.network.name === 'sim') {
+    // The sim's JSON-RPC has no eth_getTransactionCount; its EIP-7702 nonces start at 0 and are used only by setups.
+    return { nonce: 0n, note: 'nonce 0' };
+  }
+  const client = createRpcPublicClient(prepared.context, { rpcUrl: prepared.network.hosts.rpcUrl! });
+  const count = await client.getTransactionCount({ address: prepared.wallet.address, blockTag: 'pending' });
+  return { nonce: BigInt(count), note: `nonce ${count}, the wallet's transaction count` };
+}
+
+async function runSetup(args: readonly string[], io: CliIo): Promise<number> {
+  const { values } = parseCommandArgs(args, {
+    command: 'account setup',
+    options: { ...commonOptions, 'owner-key-env': { type: 'string' }, 'owner-key-file': { type: 'string' }, 'account-core': { type: 'string' }, delegate: { type: 'string' } },
+    positionals: [],
+  });
+  const prepared = await prepare(io, values);
+  const { network, wallet, context, run } = prepared;
+  const out = (line = '') => io.stdout.write(`${line}\n`);
+  if (prepared.accountCore === undefined || prepared.delegate === undefined) {
+    throw usageError(`the run file names no contracts for ${network.name}: pass --account-core <address> and --delegate <address>`);
+  }
+  const accountCore = prepared.accountCore;
+  const delegate = prepared.delegate;
+  const owner = await loadOwner(prepared, io, values);
+
+  out(`account setup on ${network.name} (chain ${network.chainId}, relay ${network.hosts.relayUrl})`);
+  out(`  trading wallet  ${wallet.address} (${wallet.origin})`);
+  out(`  owner           ${owner.address} (${owner === wallet ? 'the trading wallet itself' : owner.origin})`);
+  if (wallet.kind === 'ephemeral') out('  note: the wallet is ephemeral: a fresh key for this command only, so this grant is of no use afterwards');
+
+  const { transport, stop } = openTransport(prepared);
+  try {
+    const accountId = await accountIdOf(prepared, owner.address);
+    out(`  account id      ${accountId ?? 'not known yet (the account core assigns it; set account.id in the run file afterwards)'}`);
+    const before = await probe(prepared, transport, accountId);
+    if (typeof before !== 'string' && before.delegated === true && before.trade === true) {
+      out(`done: ${wallet.address} is already delegated and holds TRADE on account ${accountId}; nothing to do`);
+      return ExitCode.ok;
+    }
+
+    if (prepared.venueUrl !== undefined && prepared.simInfo !== undefined) {
+      const simFile = run.simConfig ?? DEFAULT_SIM_CONFIG;
+      const sim = await loadConfigOrThrow(simFile, simConfigSchema, { env: io.env });
+      const fundedAtStart = sim.funding.accounts.some((account) => account.owner === owner.address);
+      if (fundedAtStart) {
+        out(`  funding         none needed: ${simFile} funds ${owner.address} when the venue starts`);
+      } else {
+        const amounts = fundingAmounts(sim, prepared.simInfo);
+        for (const amount of amounts) await simFund(context, prepared.venueUrl, { owner: owner.address, token: amount.symbol, amount: amount.raw });
+        out(
+          amounts.length === 0
+            ? `  funding         none: funding.default of ${simFile} is empty`
+            : `  funded          the owner had not been set up: credited ${amounts.map((amount) => `${amount.human} ${amount.symbol}`).join(', ')} on the sim (funding.default of ${simFile}, POST /sim/fund)`,
+        );
+      }
+    }
+
+    let authorization7702: Authorization7702 | null = null;
+    if (typeof before !== 'string' && before.delegated === true) {
+      out(`  delegation      already in place (the relay says ${before.code}); no EIP-7702 authorization needed`);
+    } else {
+      const { signAuthorization } = wallet.account;
+      if (signAuthorization === undefined) {
+        throw usageError(`the trading wallet's signer (${wallet.origin}) cannot sign EIP-7702 authorizations`);
+      }
+      const { nonce, note } = await eip7702Nonce(prepared);
+      authorization7702 = await signAuthorization7702({ address: wallet.account.address, signAuthorization }, {
+        chainId: BigInt(network.chainId),
+        delegate,
+        nonce,
+      });
+      out(`  signed          EIP-7702 authorization: ${wallet.address} delegates to ${delegate} (chain ${network.chainId}, ${note})`);
+    }
+
+    const now = context.clock.now();
+    const intent = {
+      account: owner.address,
+      authorizer: owner.address,
+      signer: wallet.address,
+      permissions: BigInt(Permission.TRADE),
+      expiry: 0n,
+      // One-shot per owner: the time in ms is new for every setup.
+      nonce: BigInt(now),
+      deadline: BigInt(Math.floor(now / 1000)) + GRANT_DEADLINE_SEC,
+    };
+    const signature = await signAuthorizeAccountSigner(owner.account, { domain: accountCoreDomain({ chainId: network.chainId, accountCore }), intent });
+    out(`  signed          AuthorizeAccountSigner: TRADE for ${wallet.address} on the account of ${owner.address} (never expires; nonce ${intent.nonce})`);
+
+    const requestId = prepared.ids.next();
+    const outcome = firstValueFrom(
+      transport.outcomes$.pipe(
+        filter((candidate: TransportOutcome) => candidate.requestId === requestId),
+        take(1),
+      ),
+      { defaultValue: undefined },
+    );
+    const answer = await transport.submit({
+      requestId,
+      method: RelayMethod.authorizeAccountSigner,
+      wallet: wallet.address,
+      payload: { ...intent, signature },
+      authorization7702,
+    });
+    out(`  submitted       ${RelayMethod.authorizeAccountSigner} over REST: ${describeAnswer(answer)}`);
+    const watched = answer.status === 'BROADCAST' || (answer.status === 'UNKNOWN' && answer.candidateTxHash !== null);
+    if (!watched) {
+      throw new BaseError('ACCOUNT_SETUP_FAILED', `the relay did not take the signer authorization: ${describeAnswer(answer)}`, {
+        details: { status: answer.status, ...('code' in answer ? { code: answer.code } : {}) },
+      });
+    }
+    out(`  waiting         for the receipt (at most ${OUTCOME_DEADLINE_MS / 1000} s)`);
+    const result = await outcome;
+    if (result === undefined || result.status !== 'CONFIRMED') {
+      const why = result === undefined ? 'the receipt watch stopped' : `${result.status}${result.reason === null ? '' : `: ${result.reason}`}`;
+      throw new BaseError('ACCOUNT_SETUP_FAILED', `the signer authorization ${result?.txHash ?? ''} did not confirm: ${why}`.replace('  ', ' '), {
+        details: { requestId, status: result?.status ?? 'NONE' },
+      });
+    }
+    out(`  outcome         CONFIRMED in block ${result.blockNumber} (tx ${result.txHash}, read from the receipt)`);
+    const after = accountId === undefined ? undefined : await probe(prepared, transport, accountId);
+    if (after !== undefined && typeof after !== 'string' && after.trade !== true) {
+      out(`  check           the relay still says ${after.code}: ${after.message}`);
+    }
+    out(`done: ${wallet.address} can trade for the account of ${owner.address}${accountId === undefined ? '' : ` (account ${accountId})`} with TRADE`);
+    return ExitCode.ok;
+  } finally {
+    await stop();
+  }
+}
+
+// ---- status ---------------------------------------------------------------------------------
+
+function humanOrder(order: ActiveOrder): { side: string; price: Decimal; remaining: Decimal; size: Decimal } {
+  const sizePrecision = new Decimal(order.sizeprecision);
+  return {
+    side: order.isbuy ? 'BUY' : 'SELL',
+    price: new Decimal(order.price).div(order.priceprecision),
+    remaining: new Decimal(order.remainingsize).div(sizePrecision),
+    size: new Decimal(order.size).div(sizePrecision),
+  };
+}
+
+function grantLines(result: SignerProbe | string): { delegation: string; grant: string } {
+  if (typeof result === 'string') return { delegation: result, grant: result };
+  const delegation = result.delegated === true ? 'yes (EIP-7702, to the trading-wallet delegate)' : result.delegated === false ? `no (${result.code})` : `unknown (${result.code}: ${result.message})`;
+  const grant =
+    result.trade === true
+      ? `yes: TRADE${result.authNonceMatches === false ? ', under another authNonce epoch than 0' : ''} (other permission bits are not visible through the relay)`
+      : result.trade === false
+        ? `no (${result.code})`
+        : result.delegated === false
+          ? 'unknown until the wallet is delegated'
+          : `unknown (${result.code}: ${result.message})`;
+  return { delegation, grant };
+}
+
+async function runStatus(args: readonly string[], io: CliIo): Promise<number> {
+  const { values } = parseCommandArgs(args, { command: 'account status', options: commonOptions, positionals: [] });
+  const prepared = await prepare(io, values);
+  const { network, wallet, context, run } = prepared;
+  const owner = run.account.owner ?? wallet.address;
+  const out = (line = '') => io.stdout.write(`${line}\n`);
+  out(`account status on ${network.name} (chain ${network.chainId}, relay ${network.hosts.relayUrl})`);
+  out(`  trading wallet  ${wallet.address} (${wallet.origin})`);
+  out(`  owner           ${owner}${owner === wallet.address ? ' (the trading wallet itself)' : ''}`);
+  const { transport, stop } = openTransport(prepared);
+  try {
+    const accountId = await accountIdOf(prepared, owner);
+    out(`  account id      ${accountId ?? 'unknown (set account.id in the run file)'}`);
+    const { delegation, grant } = grantLines(await probe(prepared, transport, accountId));
+    out(`  delegation      ${delegation}`);
+    out(`  signer grant    ${grant}`);
+
+    const orders = createActiveOrdersClient(context, { baseUrl: network.hosts.userUrl! });
+    const locked = new Map<string, Decimal>();
+    const sections: string[] = [];
+    for (const market of prepared.markets) {
+      const { orders: active } = await orders.activeOrders({ user: owner, marketAddress: market.address });
+      if (active.length === 0) {
+        sections.push(`    ${market.symbol}  none`);
+        continue;
+      }
+      const rows = active.map((order) => {
+        const human = humanOrder(order);
+        const [token, amount] = order.isbuy ? [market.quote, human.remaining.mul(human.price)] : [market.base, human.remaining];
+        locked.set(token, (locked.get(token) ?? new Decimal(0)).add(amount));
+        return [String(order.orderid), human.side, human.price.toFixed(), human.remaining.toFixed(), human.size.toFixed()];
+      });
+      const table = formatTable(['ORDER ID', 'SIDE', 'PRICE', 'REMAINING', 'SIZE'], rows, ['right', 'left', 'right', 'right', 'right']);
+      sections.push(`    ${market.symbol}  ${active.length} ${active.length === 1 ? 'order' : 'orders'}\n${table.replace(/^/gm, '      ')}`);
+    }
+    for (const symbol of prepared.unknownMarkets) sections.push(`    ${symbol}  address not known${network.name === 'sim' ? ' (not a market of this venue)' : ' (pass --market SYMBOL=address)'}`);
+    const inOrders = [...locked].map(([token, amount]) => `${amount.toFixed()} ${token}`).join(', ');
+    out(`  balances        free balances are not published by the venue's APIs${locked.size === 0 ? '' : `; held by open orders: ${inOrders}`}`);
+    out('  open orders');
+    for (const section of sections) out(section);
+    return ExitCode.ok;
+  } finally {
+    await stop();
+  }
+}
+
+// ---- the command ----------------------------------------------------------------------------
+
+async function runAccount(args: readonly string[], io: CliIo): Promise<number> {
+  const [action, ...rest] = args;
+  if (action === 'setup') return runSetup(rest, io);
+  if (action === 'status') return runStatus(rest, io);
+  throw usageError(action === undefined ? 'expected setup or status' : `unknown action ${JSON.stringify(action.slice(0, 20))}: expected setup or status`);
+}
+
+export const accountCommand: Command = {
+  name: 'account',
+  summary: 'set up the trading wallet for its account (EIP-7702 delegation, TRADE grant) or show its status',
+  usage,
+  run: runAccount,
+};

@@ -1,0 +1,143 @@
+/**
+ * The reference market maker: `levels` quotes a side around the mid (or the microprice), the first
+ * `spreadBps` from it and each next `levelSpacingBps` further, `size` each; the quotes shift toward
+ * the inventory target by up to `skewBps`; a side whose fills would take the position beyond
+ * `maxInventory` is not quoted; a resting quote is replaced only when it is more than
+ * `requoteThresholdBps` from where it should be. docs/strategies.md, "market-maker".
+ *
+ * Written only against the public API, as users write theirs (rxjs for the streams).
+ */
+import { combineLatest, filter, map, merge, tap, type Observable } from 'rxjs';
+import {
+  BaseError,
+  createQuoteManager,
+  decimalAmount,
+  Decimal,
+  defineStrategy,
+  priceAtOffset,
+  signedDecimalAmount,
+  toSignedUnits,
+  toUnits,
+  z,
+  type DesiredQuotes,
+  type Intent,
+  type Logger,
+  type MarketSpec,
+  type OrderBookView,
+  type QuoteLevel,
+  type StrategyMarket,
+} from 'clobbot';
+
+const bps = () => z.number().min(0).max(5_000);
+
+export const marketMakerParams = z
+  .strictObject({
+    /** Quotes per side. */
+    levels: z.number().int().min(1).max(31),
+    /** Distance of the first level from the reference price. */
+    spreadBps: bps(),
+    /** Distance between consecutive levels. */
+    levelSpacingBps: bps().default(0),
+    /** Base-token size of each quote (human decimal). */
+    size: decimalAmount({ positive: true }),
+    priceSource: z.enum(['mid', 'microprice']).default('mid'),
+    /** Position (base token, signed) the skew pulls toward. */
+    targetInventory: signedDecimalAmount().default('0'),
+    /** Largest absolute position: a level whose fill (with the levels inside it) would pass it is not quoted. */
+    maxInventory: decimalAmount({ positive: true }),
+    /** Shift of all quotes toward the target when the position is maxInventory away from it. */
+    skewBps: bps().default(0),
+    /** Keep a resting quote while its price is within this many bps of the desired one. */
+    requoteThresholdBps: bps().default(0),
+  })
+  .superRefine((params, ctx) => {
+    const outer = params.spreadBps + (params.levels - 1) * params.levelSpacingBps + params.skewBps;
+    if (outer >= 10_000) ctx.addIssue({ code: 'custom', path: ['spreadBps'], message: 'spreadBps + (levels - 1) × levelSpacingBps + skewBps must stay below 10000' });
+  });
+
+export type MarketMakerParams = z.output<typeof marketMakerParams>;
+
+/** The params of one market in its units. */
+export interface MarketMakerUnits {
+  readonly spec: MarketSpec;
+  readonly params: MarketMakerParams;
+  /** Size units per level. */
+  readonly size: bigint;
+  /** Size units, signed. */
+  readonly target: bigint;
+  /** Size units. */
+  readonly maxInventory: bigint;
+}
+
+/** Part of a quote kept while partly filled: at least half of the level size must remain. */
+const SIZE_TOLERANCE_BPS = 5_000;
+
+/** The params in a market's units; sizes outside the market's limits are a config error. */
+export function marketMakerUnits(spec: MarketSpec, params: MarketMakerParams): MarketMakerUnits {
+  const size = toUnits(params.size, spec.sizePrecision, 'down');
+  if (size < spec.minSize || size > spec.maxSize) {
+    throw new BaseError('CONFIG_INVALID', `market-maker: size ${params.size} is outside ${spec.symbol}'s order sizes (${spec.minSize}..${spec.maxSize} units)`, {
+      details: { market: spec.symbol, size: params.size },
+    });
+  }
+  return {
+    spec,
+    params,
+    size,
+    target: toSignedUnits(params.targetInventory, spec.sizePrecision, 'down'),
+    maxInventory: toUnits(params.maxInventory, spec.sizePrecision, 'down'),
+  };
+}
+
+/**
+ * The quotes wanted for a book and a position: none without a reference price (a side of the book
+ * is empty); otherwise `levels` a side around the skewed reference, never crossing the book, minus
+ * the levels the inventory limit forbids.
+ *
+ * @example marketMakerQuotes(book, 0n, units).bids[0] // { price: 349_300n, size: 200_000n }
+ */
+export function marketMakerQuotes(book: OrderBookView, position: bigint, units: MarketMakerUnits): DesiredQuotes {
+  const { spec, params, size, target, maxInventory } = units;
+  const reference = params.priceSource === 'mid' ? book.mid() : book.microprice();
+  if (reference === undefined) return { bids: [], asks: [] };
+  // Skew: a long position (above target) moves every quote down, so asks fill sooner and bids later.
+  let ratio = new Decimal((position - target).toString()).div(maxInventory.toString());
+  if (ratio.gt(1)) ratio = new Decimal(1);
+  if (ratio.lt(-1)) ratio = new Decimal(-1);
+  const center = reference.times(new Decimal(1).minus(ratio.times(params.skewBps).div(10_000)));
+  const bestBid = book.bestBid()?.price;
+  const bestAsk = book.bestAsk()?.price;
+  const bids: QuoteLevel[] = [];
+  const asks: QuoteLevel[] = [];
+  for (let level = 0; level < params.levels; level++) {
+    const offset = params.spreadBps + level * params.levelSpacingBps;
+    const filled = BigInt(level + 1) * size;
+    let bid = priceAtOffset(center, offset, 'BUY', spec.tickSize);
+    if (bid !== undefined && bestAsk !== undefined && bid >= bestAsk) bid = bestAsk - spec.tickSize;
+    if (bid !== undefined && bid > 0n && position + filled <= maxInventory) bids.push({ price: bid, size });
+    let ask = priceAtOffset(center, offset, 'SELL', spec.tickSize);
+    if (ask !== undefined && bestBid !== undefined && ask <= bestBid) ask = bestBid + spec.tickSize;
+    if (ask !== undefined && position - filled >= -maxInventory) asks.push({ price: ask, size });
+  }
+  return { bids, asks };
+}
+
+function quoteMarket(market: StrategyMarket, params: MarketMakerParams, log: Logger): Observable<Intent> {
+  const units = marketMakerUnits(market.spec, params);
+  const quotes = createQuoteManager({
+    market: market.spec,
+    threshold: { bps: params.requoteThresholdBps, sizeBps: SIZE_TOLERANCE_BPS },
+    purpose: 'quotes',
+  });
+  return combineLatest([market.feed.book$, market.state$]).pipe(
+    map(([book, state]) => quotes.update(state, marketMakerQuotes(book, state.position, units))),
+    filter((intent): intent is NonNullable<typeof intent> => intent !== undefined),
+    tap((intent) => log.debug({ market: market.spec.symbol, type: intent.type }, 'requote')),
+  );
+}
+
+export default defineStrategy({
+  name: 'market-maker',
+  params: marketMakerParams,
+  create: (ctx) => merge(...[...ctx.markets.values()].map((market) => quoteMarket(market, ctx.params, ctx.logger))),
+});

@@ -1,0 +1,166 @@
+/**
+ * The reference TWAP: buys or sells `quantity` over `duration` in `slices` equal steps. At slice k
+ * (k = 0 … slices-1, at start + k × duration / slices) the target executed so far is
+ * quantity × (k + 1) / slices; what is missing from it is sent:
+ * - `mode: ioc`: an IOC order priced `slippageBps` through the best opposite price (never beyond
+ *   `limitPrice`); what does not fill is caught up by the next slices.
+ * - `mode: limit`: one post-only order resting at the best price of its own side (never beyond
+ *   `limitPrice`), re-priced and re-sized at each slice to what is missing.
+ * It stops when its own fills reach the quantity (or what is left is below the market's minimum
+ * size), or when the window ends; in limit mode it cancels its resting order first. Then its intent
+ * stream completes. docs/strategies.md, "twap".
+ */
+import { filter, Observable, Subscription, take, timer } from 'rxjs';
+import {
+  BaseError,
+  createQuoteManager,
+  decimalAmount,
+  Decimal,
+  defineStrategy,
+  durationMs,
+  planQuotes,
+  priceAtOffset,
+  toPriceUnits,
+  toUnits,
+  z,
+  type Intent,
+  type OrderBookView,
+  type OwnMarketState,
+} from 'clobbot';
+
+export const twapParams = z.strictObject({
+  side: z.preprocess((value) => (typeof value === 'string' ? value.toUpperCase() : value), z.enum(['BUY', 'SELL'])),
+  /** Base-token quantity to execute (human decimal). */
+  quantity: decimalAmount({ positive: true }),
+  /** The window: seconds, or `90s`, `10m`, `1h`. */
+  duration: durationMs,
+  slices: z.number().int().min(1).max(10_000),
+  mode: z.enum(['ioc', 'limit']).default('ioc'),
+  /** Worst price (human decimal): a buy never pays more, a sell never takes less. */
+  limitPrice: decimalAmount({ positive: true }).optional(),
+  /** ioc: how far through the best opposite price the order may take. */
+  slippageBps: z.number().min(0).max(5_000).default(10),
+});
+
+export type TwapParams = z.output<typeof twapParams>;
+
+/** Size units due by the end of slice `index` (0-based): the quantity's share, the last slice all of it. */
+export function twapDue(quantity: bigint, slices: number, index: number): bigint {
+  return (quantity * BigInt(index + 1)) / BigInt(slices);
+}
+
+export default defineStrategy({
+  name: 'twap',
+  params: twapParams,
+  create: (ctx) => {
+    const markets = [...ctx.markets.values()];
+    const market = markets[0];
+    if (market === undefined || markets.length !== 1) {
+      throw new BaseError('CONFIG_INVALID', `twap trades exactly one market; it was given ${markets.length}`, { details: { markets: [...ctx.markets.keys()] } });
+    }
+    const { spec } = market;
+    const params = ctx.params;
+    const side = params.side;
+    const quantity = toUnits(params.quantity, spec.sizePrecision, 'down');
+    if (quantity < spec.minSize) {
+      throw new BaseError('CONFIG_INVALID', `twap: quantity ${params.quantity} is below ${spec.symbol}'s minimum order size`, { details: { market: spec.symbol } });
+    }
+    const limit = params.limitPrice === undefined ? undefined : toPriceUnits(params.limitPrice, spec, side === 'BUY' ? 'buy' : 'sell');
+    const log = ctx.logger;
+
+    return new Observable<Intent>((subscriber) => {
+      const subscriptions = new Subscription();
+      const quotes = createQuoteManager({ market: spec, purpose: 'twap' });
+      let book: OrderBookView | undefined;
+      let state: OwnMarketState | undefined;
+      let executed = 0n;
+      let finished = false;
+
+      /** IOC price: through the best opposite price by the slippage, capped at the limit; undefined when it cannot fill. */
+      const takingPrice = (): bigint | undefined => {
+        const best = side === 'BUY' ? book?.bestAsk()?.price : book?.bestBid()?.price;
+        if (best === undefined) return undefined;
+        let price = priceAtOffset(new Decimal(best.toString()), -params.slippageBps, side, spec.tickSize) ?? best;
+        if (side === 'BUY' ? price < best : price > best) price = best;
+        if (limit !== undefined) {
+          if (side === 'BUY' ? limit < best : limit > best) return undefined;
+          if (side === 'BUY' ? price > limit : price < limit) price = limit;
+        }
+        return price;
+      };
+
+      /** Passive price: the best of its own side (or one tick inside the other side), capped at the limit. */
+      const restingPrice = (): bigint | undefined => {
+        const own = side === 'BUY' ? book?.bestBid()?.price : book?.bestAsk()?.price;
+        const other = side === 'BUY' ? book?.bestAsk()?.price : book?.bestBid()?.price;
+        let price = own ?? (other === undefined ? undefined : side === 'BUY' ? other - spec.tickSize : other + spec.tickSize);
+        if (price === undefined || price < 1n) return undefined;
+        if (limit !== undefined && (side === 'BUY' ? price > limit : price < limit)) price = limit;
+        return price;
+      };
+
+      const slice = (index: number) => {
+        if (finished || state === undefined) return;
+        if (state.pendingRequests > 0) {
+          log.debug({ slice: index }, 'twap: a request is pending; the next slice catches up');
+          return;
+        }
+        const missing = twapDue(quantity, params.slices, index) - executed;
+        const size = missing > spec.maxSize ? spec.maxSize : missing;
+        if (params.mode === 'ioc') {
+          if (size < spec.minSize) return;
+          const price = takingPrice();
+          if (price === undefined) {
+            log.debug({ slice: index }, 'twap: no price within the limit; the next slice catches up');
+            return;
+          }
+          subscriber.next({
+            type: 'PlaceAndCancel',
+            purpose: 'twap',
+            market: spec.address,
+            cancelSlots: [],
+            orders: [{ side, price, size, tif: 'IOC', executionInstruction: 'NONE', minSizeAfterBlock: 0n }],
+          });
+          return;
+        }
+        const price = restingPrice();
+        const level = price === undefined || size < spec.minSize ? [] : [{ price, size }];
+        const intent = quotes.update(state, side === 'BUY' ? { bids: level, asks: [] } : { bids: [], asks: level });
+        if (intent !== undefined) subscriber.next(intent);
+      };
+
+      const finish = (reason: string) => {
+        if (finished) return;
+        finished = true;
+        log.info({ market: spec.symbol, side, executed: executed.toString(), quantity: quantity.toString(), reason }, 'twap finished');
+        if (params.mode === 'ioc') {
+          subscriber.complete();
+          return;
+        }
+        // Cancel the resting order once nothing is in flight, then complete.
+        subscriptions.add(
+          market.state$.pipe(filter((current) => current.pendingRequests === 0), take(1)).subscribe((current) => {
+            const plan = planQuotes(current, { bids: [], asks: [] }, { market: spec, purpose: 'twap', whilePending: 'proceed' });
+            if (plan.intent !== undefined) subscriber.next(plan.intent);
+            subscriber.complete();
+          }),
+        );
+      };
+
+      subscriptions.add(market.feed.book$.subscribe((value) => (book = value)));
+      subscriptions.add(market.state$.subscribe((value) => (state = value)));
+      subscriptions.add(
+        market.fills$.subscribe((fill) => {
+          if (fill.side !== side) return;
+          executed += fill.size;
+          if (executed >= quantity) finish('quantity reached');
+          else if (quantity - executed < spec.minSize) finish('what is left is below the minimum order size');
+        }),
+      );
+      const sliceMs = params.duration / params.slices;
+      subscriptions.add(timer(0, sliceMs, ctx.clock.scheduler).pipe(take(params.slices)).subscribe(slice));
+      subscriptions.add(timer(params.duration, ctx.clock.scheduler).subscribe(() => finish('window ended')));
+      return () => subscriptions.unsubscribe();
+    });
+  },
+});
