@@ -1,0 +1,1227 @@
+/**
+ * The execution engine's state per market: orders by maker slot and by id, fills, position and
+ * balances, realized and unrealized PnL (average cost, `average-cost.ts`) and fees, kept from two
+ * sources and exposed as RxJS streams and synchronous getters.
+ *
+ * Sources:
+ * - What the engine itself knows: `markPending(requestId, intent)` when it signs an intent,
+ *   `applyOutcome(requestId, status, { txHash })` for its answers (BROADCAST records the transaction
+ *   hash, CONFIRMED makes the placement's orders live, REVERTED / DROPPED / REJECTED drop it,
+ *   UNKNOWN keeps it in flight). BROADCAST is not success: an order is live only after CONFIRMED.
+ * - The user-data API: order events (`applyOrderEvent(s)`) and active-order snapshots
+ *   (`applyActiveOrders`), the sources of truth for order ids, remaining sizes and fills.
+ *
+ * Every fact is kept as a fact (events as a set, de-duplicated; outcomes; the latest active
+ * snapshot) and the state is derived from them, so the same facts delivered twice or in another
+ * order give the same state (fills are accounted in a canonical order: block time, transaction
+ * hash, order id, then decreasing remaining size).
+ *
+ * Denomination (spec rules): sizes (`size`, `filledSize`, `updatedSize`, `remainingSize`) are
+ * size-precision units and prices of created/canceled orders price-precision units, both kept as
+ * they are; `fillPrice` is 1e18 fixed point, so a fill's raw quote amount is
+ * `floor(fillPrice * filledSize * 10^quoteDecimals / (1e18 * sizePrecision))` (equal to the
+ * venue's `quoteRaw` when the price is on the grid); `baseFilled` is raw base-token units, base
+ * terms whatever the side. An event whose precisions or tokens differ from the market spec is
+ * ignored (reported as such): its units cannot be trusted.
+ *
+ * Fees are not in the events: a fill pays the taker fee when it happened in the transaction that
+ * created its order (an on-chain order matches only while being placed), else the maker fee;
+ * `feeRaw(quote, pps)` floored like the venue. Fees and realized PnL are in raw quote units;
+ * realized/unrealized are gross of fees and `net = realized + unrealized - fees`.
+ *
+ * Order ids and slots. The k-th order id created in a placement's transaction (ascending) is its
+ * k-th order. Neither order events nor active orders name a slot, so slots are inferred by
+ * replaying the confirmed placements against the frees learned from events (`slot-replay.ts`):
+ * exact for ReplaceSlots, the lowest free slot for PlaceAndCancel GTC orders (the local venue's
+ * policy). A placement's slots become final `settleMs` after its confirmation once its ids are
+ * known (or after ten times that in any case); until then a late fact can still move them.
+ * `restoreSlots` seeds slots known from elsewhere (e.g. the journal after a restart).
+ *
+ * Balances: raw token totals from `setBalance(token, raw, asOfMs)` plus the flows of the fills
+ * after `asOfMs` (a buy adds `baseFilled` and pays quote + fee; a sell the reverse), less what the
+ * live orders lock (buy: quote at its price for its remaining size plus the maker fee; sell: the
+ * raw base of its remaining size), summed over the markets that share the token.
+ */
+import { BaseError } from '../core/base-error.ts';
+import { BehaviorSubject, Subject, type Observable } from 'rxjs';
+import type { Clock } from '../core/clock.ts';
+import { UINT64_MAX } from '../core/units.ts';
+import { MAKER_SLOTS, type OrderSide, type TimeInForce } from '../protocol/constants.ts';
+import type { Address, Hex } from '../protocol/encoding.ts';
+import type { ActiveOrder, OrderEvent } from '../protocol/user-data.ts';
+import type { Intent } from '../strategy/intents.ts';
+import { amountScale, baseRaw, feeRaw, quoteRaw, type AmountScale, type MarketSpec } from '../venue/market-spec.ts';
+import { applyFill, FLAT_POSITION, unrealizedPnl, type CostPosition } from './average-cost.ts';
+import { blankRecord, minDefined, replaySlots, type CancelTarget, type NewOrder, type OrderRecord, type Placement } from './slot-replay.ts';
+
+/** 1e18: fillPrice (rule 4). */
+const FIXED18 = 10n ** 18n;
+/** How long after its confirmation a placement's inferred slots are kept open to late facts. */
+export const DEFAULT_SETTLE_MS = 30_000;
+/** An order created this shortly before an active-orders snapshot may be missing from it (indexing lag). */
+export const DEFAULT_ACTIVE_ORDERS_GRACE_MS = 5_000;
+
+/** What the engine learned about a signed request. */
+export type RequestStatus = 'BROADCAST' | 'CONFIRMED' | 'REVERTED' | 'DROPPED' | 'REJECTED' | 'UNKNOWN';
+
+/** A live order of the account. */
+export interface PortfolioOrder {
+  readonly market: Address;
+  /** Stable within the run: `id:<orderId>`, or `req:<requestId>:<index>` while the id is not known. */
+  readonly key: string;
+  /** The venue's order id; undefined between the CONFIRMED outcome and the order's events. */
+  readonly orderId: bigint | undefined;
+  /** Maker slot 0..61; undefined when it cannot be known (an order placed outside this engine). */
+  readonly slot: number | undefined;
+  readonly side: OrderSide;
+  /** Price units. */
+  readonly price: bigint;
+  /** Size units, as placed. */
+  readonly size: bigint;
+  /** Size units still open. */
+  readonly remaining: bigint;
+  /** The engine request that placed it, when known. */
+  readonly requestId: string | undefined;
+}
+
+/** An order of a request in flight (signed, no terminal outcome yet): not live. */
+export interface PendingOrder {
+  readonly requestId: string;
+  readonly side: OrderSide;
+  readonly price: bigint;
+  readonly size: bigint;
+  readonly tif: TimeInForce;
+  /** The slot of a ReplaceSlots op. */
+  readonly slot: number | undefined;
+}
+
+/** One fill of one of the account's orders, from a `trade` event. */
+export interface Fill {
+  /** De-duplication key: `transactionHash:orderId:filledSize:updatedSize` (see `fillKey`). */
+  readonly key: string;
+  readonly market: Address;
+  readonly orderId: bigint;
+  readonly transactionHash: Hex;
+  /** Block time, ms. */
+  readonly timeMs: number;
+  readonly side: OrderSide;
+  /** Size units filled. */
+  readonly size: bigint;
+  /** 1e18 fixed point (rule 4). */
+  readonly fillPrice: bigint;
+  /** Price units, floored. */
+  readonly price: bigint;
+  /** Raw quote units (before fees). */
+  readonly quote: bigint;
+  /** Raw base units (`baseFilled`, rules 2 and 6). */
+  readonly base: bigint;
+  /** The order's open size after the fill (`updatedSize`), size units. */
+  readonly remaining: bigint;
+  /** As known when the fill was reported (see the module comment). */
+  readonly liquidity: 'maker' | 'taker';
+  /** Raw quote units. */
+  readonly fee: bigint;
+}
+
+export interface TokenBalance {
+  /** Raw units: the baseline set by `setBalance` plus the flows of later fills. */
+  readonly total: bigint;
+  /** Raw units locked by live orders (all markets that trade the token). */
+  readonly locked: bigint;
+  readonly available: bigint;
+}
+
+export interface MarketState {
+  readonly market: Address;
+  readonly symbol: string;
+  /** Live orders, by slot then by id (orders of unknown slot last). */
+  readonly orders: readonly PortfolioOrder[];
+  /** MAKER_SLOTS entries: the live order in each slot, or null. */
+  readonly slots: readonly (PortfolioOrder | null)[];
+  /** Orders of requests in flight (not live). */
+  readonly pending: readonly PendingOrder[];
+  /** Requests in flight that touch this market. */
+  readonly pendingRequests: number;
+  /** Size units, signed (long > 0): the sum of signed fills. */
+  readonly position: bigint;
+  /** Raw quote units: the cost of the open position (negative for a short). */
+  readonly costBasis: bigint;
+  /** Raw quote units, average cost, gross of fees. */
+  readonly realizedPnl: bigint;
+  /** Raw quote units paid in fees. */
+  readonly fees: bigint;
+  readonly fillCount: number;
+  /** Size units bought and sold; raw quote paid and received (before fees). */
+  readonly volume: { readonly bought: bigint; readonly sold: bigint; readonly quotePaid: bigint; readonly quoteReceived: bigint };
+  /** Raw units the fills of this market moved: base, and quote including fees. */
+  readonly flows: { readonly base: bigint; readonly quote: bigint };
+  /** Raw units locked by this market's live orders. */
+  readonly locked: { readonly base: bigint; readonly quote: bigint };
+  /** Account balances of the market's tokens, once a baseline was set. */
+  readonly balances: { readonly base: TokenBalance | undefined; readonly quote: TokenBalance | undefined };
+}
+
+export interface PnL {
+  /** Raw quote units, gross of fees. */
+  readonly realized: bigint;
+  /** Raw quote units at the given mark; 0 when flat. */
+  readonly unrealized: bigint;
+  readonly fees: bigint;
+  /** realized + unrealized - fees. */
+  readonly net: bigint;
+}
+
+/** What became of one applied event or snapshot entry. */
+export type ApplyResult =
+  | { readonly status: 'applied' }
+  | { readonly status: 'duplicate' }
+  | { readonly status: 'ignored'; readonly reason: 'unknown-market' | 'spec-mismatch' };
+
+export interface PortfolioContext {
+  readonly clock: Pick<Clock, 'now'>;
+}
+
+export interface PortfolioParameters {
+  readonly markets: readonly MarketSpec[];
+  /** See the module comment. Default 30 s. */
+  readonly settleMs?: number;
+  /**
+   * An order missing from a complete active-orders snapshot is gone only if it was created at least
+   * this long before the snapshot (the user-data index may lag the chain). Default 5 s.
+   */
+  readonly activeOrdersGraceMs?: number;
+}
+
+export interface MarkPendingOptions {
+  /**
+   * The expected order ids signed with the intent: one per cancel slot (PlaceAndCancel) or per op
+   * (ReplaceSlots), uint64 max for "empty". Default: the ids the portfolio holds in those slots now.
+   */
+  readonly expectedOrderIds?: readonly bigint[];
+}
+
+export interface OutcomeDetails {
+  /** The transaction hash (BROADCAST, or the outcome's). */
+  readonly txHash?: Hex;
+}
+
+/**
+ * The key that de-duplicates fills. A trade event is one fill of one order in one transaction;
+ * the order's open size after it (`updatedSize`) strictly decreases from fill to fill, so it
+ * tells apart two equal fills of one order in one transaction (a taker matching two makers of the
+ * same size), which `transactionHash + orderId + filledSize` alone would merge.
+ */
+export function fillKey(transactionHash: string, orderId: bigint | string, filledSize: bigint | string, updatedSize: bigint | string): string {
+  return `${transactionHash.toLowerCase()}:${orderId}:${filledSize}:${updatedSize}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Internal records
+// ---------------------------------------------------------------------------------------------
+
+interface FillRecord {
+  readonly fill: Omit<Fill, 'liquidity' | 'fee'>;
+  liquidity: 'maker' | 'taker';
+  fee: bigint;
+}
+
+interface TokenAccount {
+  baseline: { readonly raw: bigint; readonly asOf: number } | undefined;
+  flow: bigint;
+  flowBefore: bigint;
+}
+
+interface MarketBook {
+  readonly spec: MarketSpec;
+  readonly scale: AmountScale;
+  readonly byId: Map<bigint, OrderRecord>;
+  /** Records by the transaction that created them. */
+  readonly createdIn: Map<Hex, Set<OrderRecord>>;
+  /** Records that may still be live. */
+  readonly open: Set<OrderRecord>;
+  /** Records with a final slot, until they stop mattering to the replay. */
+  readonly slotted: Set<OrderRecord>;
+  /** Records that ended, oldest first, with the clock time they left the open set. */
+  readonly closed: { readonly record: OrderRecord; readonly at: number }[];
+  /** Ids of orders that ended long ago and were dropped: their late events change nothing but fills. */
+  readonly retired: Set<bigint>;
+  readonly fills: Map<string, FillRecord>;
+  /** Fills in canonical order. */
+  ordered: FillRecord[];
+  position: CostPosition;
+  fees: bigint;
+  bought: bigint;
+  sold: bigint;
+  quotePaid: bigint;
+  quoteReceived: bigint;
+  baseFlow: bigint;
+  quoteFlow: bigint;
+  /** Confirmed placements not yet settled, in confirmation order. */
+  placements: Placement[];
+  snapshot: { readonly asOf: number; readonly ids: ReadonlySet<bigint> } | undefined;
+  table: (OrderRecord | null)[];
+  lockBase: bigint;
+  lockQuote: bigint;
+  readonly subject: BehaviorSubject<MarketState>;
+  dirty: boolean;
+}
+
+const compareBig = (a: bigint, b: bigint): number => (a < b ? -1 : a > b ? 1 : 0);
+
+function compareFills(a: Omit<Fill, 'liquidity' | 'fee'>, b: Omit<Fill, 'liquidity' | 'fee'>): number {
+  if (a.timeMs !== b.timeMs) return a.timeMs - b.timeMs;
+  if (a.transactionHash !== b.transactionHash) return a.transactionHash < b.transactionHash ? -1 : 1;
+  if (a.orderId !== b.orderId) return compareBig(a.orderId, b.orderId);
+  if (a.remaining !== b.remaining) return compareBig(b.remaining, a.remaining);
+  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+}
+
+function emptyState(spec: MarketSpec): MarketState {
+  return {
+    market: spec.address,
+    symbol: spec.symbol,
+    orders: [],
+    slots: new Array<PortfolioOrder | null>(MAKER_SLOTS).fill(null),
+    pending: [],
+    pendingRequests: 0,
+    position: 0n,
+    costBasis: 0n,
+    realizedPnl: 0n,
+    fees: 0n,
+    fillCount: 0,
+    volume: { bought: 0n, sold: 0n, quotePaid: 0n, quoteReceived: 0n },
+    flows: { base: 0n, quote: 0n },
+    locked: { base: 0n, quote: 0n },
+    balances: { base: undefined, quote: undefined },
+  };
+}
+
+
+/**
+ * The portfolio. Create it with `createPortfolio`.
+ *
+ * @example
+ * const portfolio = createPortfolio({ clock }, { markets: [monUsdc] });
+ * portfolio.markPending(requestId, intent);
+ * portfolio.applyOutcome(requestId, 'BROADCAST', { txHash });
+ * portfolio.applyOutcome(requestId, 'CONFIRMED', { txHash });
+ * portfolio.applyOrderEvents(page.events);
+ * portfolio.state$(monUsdc.address).subscribe((state) => render(state.position, state.orders));
+ */
+export class Portfolio {
+  readonly #clock: Pick<Clock, 'now'>;
+  readonly #settleMs: number;
+  readonly #graceMs: number;
+  readonly #markets = new Map<Address, MarketBook>();
+  readonly #requests = new Map<string, Placement>();
+  readonly #txPlacement = new Map<Hex, Placement>();
+  /** Earliest block time seen per transaction hash. */
+  readonly #txTime = new Map<Hex, number>();
+  readonly #tokens = new Map<Address, TokenAccount>();
+  readonly #fills$ = new Subject<Fill>();
+  /** Fills learned since the last flush, emitted after the states. */
+  #newFills: Fill[] = [];
+  #confirmSeq = 0;
+
+  constructor(context: PortfolioContext, params: PortfolioParameters) {
+    this.#clock = context.clock;
+    this.#settleMs = params.settleMs ?? DEFAULT_SETTLE_MS;
+    this.#graceMs = params.activeOrdersGraceMs ?? DEFAULT_ACTIVE_ORDERS_GRACE_MS;
+    for (const spec of params.markets) {
+      this.#markets.set(spec.address, {
+        spec,
+        scale: amountScale(spec),
+        byId: new Map(),
+        createdIn: new Map(),
+        open: new Set(),
+        slotted: new Set(),
+        closed: [],
+        retired: new Set(),
+        fills: new Map(),
+        ordered: [],
+        position: FLAT_POSITION,
+        fees: 0n,
+        bought: 0n,
+        sold: 0n,
+        quotePaid: 0n,
+        quoteReceived: 0n,
+        baseFlow: 0n,
+        quoteFlow: 0n,
+        placements: [],
+        snapshot: undefined,
+        table: new Array<OrderRecord | null>(MAKER_SLOTS).fill(null),
+        lockBase: 0n,
+        lockQuote: 0n,
+        subject: new BehaviorSubject(emptyState(spec)),
+        dirty: false,
+      });
+      for (const token of [spec.baseToken.address, spec.quoteToken.address]) {
+        if (!this.#tokens.has(token)) this.#tokens.set(token, { baseline: undefined, flow: 0n, flowBefore: 0n });
+      }
+    }
+  }
+
+  // ---- reading -------------------------------------------------------------------------------
+
+  /** The markets tracked. */
+  markets(): readonly Address[] {
+    return [...this.#markets.keys()];
+  }
+
+  /** The market spec of a tracked market. Throws PORTFOLIO_UNKNOWN_MARKET otherwise. */
+  spec(market: Address): MarketSpec {
+    return this.#book(market).spec;
+  }
+
+  /** The current state of `market`. */
+  state(market: Address): MarketState {
+    return this.#book(market).subject.getValue();
+  }
+
+  /** The state of `market`: the current value at once, then every change. */
+  state$(market: Address): Observable<MarketState> {
+    return this.#book(market).subject.asObservable();
+  }
+
+  /** Every new fill (duplicates never), in the order they were learned. */
+  get fills$(): Observable<Fill> {
+    return this.#fills$.asObservable();
+  }
+
+  /** The fills of `market` in canonical order (block time, transaction, order id). */
+  fills(market: Address): readonly Fill[] {
+    return this.#book(market).ordered.map((record) => ({ ...record.fill, liquidity: record.liquidity, fee: record.fee }));
+  }
+
+  /** The live order with this id, if any. */
+  order(market: Address, orderId: bigint): PortfolioOrder | undefined {
+    return this.state(market).orders.find((order) => order.orderId === orderId);
+  }
+
+  /**
+   * The order id in each of the 62 maker slots, as expected order ids: uint64 max for an empty slot,
+   * undefined for a slot whose order is live but whose id is not known yet (wait for its events
+   * before cancelling it).
+   *
+   * @example const expected = cancelSlots.map((slot) => portfolio.slotOrderIds(market)[slot]);
+   */
+  slotOrderIds(market: Address): readonly (bigint | undefined)[] {
+    return this.state(market).slots.map((order) => (order === null ? UINT64_MAX : order.orderId));
+  }
+
+  /** Realized, unrealized (at `mark`, price units; 0 without one) and fees of `market`, raw quote units. */
+  pnl(market: Address, mark?: bigint): PnL {
+    const book = this.#book(market);
+    const unrealized = mark === undefined || book.position.size === 0n ? 0n : unrealizedPnl(book.scale, book.position, mark);
+    return { realized: book.position.realized, unrealized, fees: book.fees, net: book.position.realized + unrealized - book.fees };
+  }
+
+  /** The account balance of `token` (raw units), once a baseline was set with `setBalance`. */
+  balance(token: Address): TokenBalance | undefined {
+    token = token.toLowerCase() as Address;
+    const account = this.#tokens.get(token);
+    if (account === undefined || account.baseline === undefined) return undefined;
+    const total = account.baseline.raw + account.flow - account.flowBefore;
+    let locked = 0n;
+    for (const book of this.#markets.values()) {
+      if (book.spec.baseToken.address === token) locked += book.lockBase;
+      if (book.spec.quoteToken.address === token) locked += book.lockQuote;
+    }
+    return { total, locked, available: total - locked };
+  }
+
+  /** Whether `requestId` is tracked and in flight (no terminal outcome yet). */
+  isPending(requestId: string): boolean {
+    return this.#requests.get(requestId)?.status === 'pending';
+  }
+
+  // ---- the engine's own knowledge --------------------------------------------------------------
+
+  /**
+   * Records a signed request in flight. Its orders are pending (not live); its cancels bind to the
+   * orders in those slots now (or to `expectedOrderIds`). Throws PORTFOLIO_REQUEST_CONFLICT when the
+   * id is already in flight or the intent's market is not tracked.
+   */
+  markPending(requestId: string, intent: Intent, options: MarkPendingOptions = {}): void {
+    if (this.#requests.has(requestId)) {
+      throw new BaseError('PORTFOLIO_REQUEST_CONFLICT', `request ${requestId} is already tracked`, { details: { requestId } });
+    }
+    const placement = this.#placementOf(requestId, intent, options.expectedOrderIds);
+    this.#requests.set(requestId, placement);
+    for (const market of placement.markets) this.#book(market).dirty = true;
+    this.#flush();
+  }
+
+  /**
+   * Applies what the relay said about a tracked request. Returns false when the request is not
+   * tracked (never marked, or already terminal): the call then changes nothing.
+   *
+   * - BROADCAST: records the transaction hash; still in flight (not success).
+   * - UNKNOWN: still in flight, to be reconciled.
+   * - CONFIRMED: the cancels took effect and the new orders are live (ids and slots follow from events).
+   * - REVERTED, DROPPED, REJECTED: nothing of it happened; it is forgotten.
+   */
+  applyOutcome(requestId: string, status: RequestStatus, details: OutcomeDetails = {}): boolean {
+    const placement = this.#requests.get(requestId);
+    if (placement === undefined || placement.status !== 'pending') return false;
+    const txHash = details.txHash?.toLowerCase() as Hex | undefined;
+    if (txHash !== undefined && placement.txHash === undefined) {
+      placement.txHash = txHash;
+      this.#txPlacement.set(txHash, placement);
+    }
+    switch (status) {
+      case 'BROADCAST':
+      case 'UNKNOWN':
+        break;
+      case 'CONFIRMED':
+        this.#confirm(placement);
+        break;
+      case 'REVERTED':
+      case 'DROPPED':
+      case 'REJECTED':
+        this.#requests.delete(requestId);
+        if (placement.txHash !== undefined && this.#txPlacement.get(placement.txHash) === placement) this.#txPlacement.delete(placement.txHash);
+        break;
+    }
+    for (const market of placement.markets) this.#book(market).dirty = true;
+    this.#flush();
+    return true;
+  }
+
+  /**
+   * Seeds slots known from elsewhere (the journal after a restart): each order id is live in that
+   * slot until events say otherwise.
+   */
+  restoreSlots(market: Address, entries: readonly { readonly slot: number; readonly orderId: bigint; readonly side: OrderSide; readonly price: bigint; readonly size: bigint }[]): void {
+    const book = this.#book(market);
+    for (const entry of entries) {
+      const record = this.#record(book, entry.orderId, { side: entry.side, price: entry.price, size: entry.size });
+      record.knownSlot = entry.slot;
+      book.slotted.add(record);
+    }
+    book.dirty = true;
+    this.#flush();
+  }
+
+  /**
+   * Sets the baseline of a token balance (raw units) as of `asOfMs` (default now): fills with a
+   * block time after it are added to it.
+   */
+  setBalance(token: Address, raw: bigint, asOfMs: number = this.#clock.now()): void {
+    const address = token.toLowerCase() as Address;
+    let account = this.#tokens.get(address);
+    if (account === undefined) {
+      account = { baseline: undefined, flow: 0n, flowBefore: 0n };
+      this.#tokens.set(address, account);
+    }
+    account.baseline = { raw, asOf: asOfMs };
+    account.flowBefore = 0n;
+    for (const book of this.#markets.values()) {
+      const isBase = book.spec.baseToken.address === address;
+      const isQuote = book.spec.quoteToken.address === address;
+      if (!isBase && !isQuote) continue;
+      for (const record of book.ordered) {
+        if (record.fill.timeMs > asOfMs) continue;
+        const [base, quote] = this.#fillFlows(record);
+        account.flowBefore += (isBase ? base : 0n) + (isQuote ? quote : 0n);
+      }
+      book.dirty = true;
+    }
+    this.#flush();
+  }
+
+  // ---- the user-data API -------------------------------------------------------------------------
+
+  /** Applies one order event (see `applyOrderEvents`). */
+  applyOrderEvent(event: OrderEvent): ApplyResult {
+    const result = this.#applyEvent(event);
+    this.#flush();
+    return result;
+  }
+
+  /** Applies a page of order events (any order, duplicates allowed), then updates the streams once. */
+  applyOrderEvents(events: readonly OrderEvent[]): ApplyResult[] {
+    const results = events.map((event) => this.#applyEvent(event));
+    this.#flush();
+    return results;
+  }
+
+  /**
+   * Applies a snapshot of the market's active orders taken at `asOfMs` (the response's `timestamp`).
+   * Listed orders are live with their remaining size; with `complete` (default: the list is not
+   * truncated), an order created at least `activeOrdersGraceMs` before `asOfMs` that is not listed is gone.
+   */
+  applyActiveOrders(market: Address, orders: readonly ActiveOrder[], options: { readonly asOfMs?: number; readonly complete?: boolean } = {}): ApplyResult[] {
+    const book = this.#markets.get(market.toLowerCase() as Address);
+    if (book === undefined) return orders.map(() => ({ status: 'ignored', reason: 'unknown-market' }) as const);
+    const asOf = options.asOfMs ?? this.#clock.now();
+    const ids = new Set<bigint>();
+    const results: ApplyResult[] = orders.map((order) => {
+      if (order.marketaddress !== book.spec.address) return { status: 'ignored', reason: 'unknown-market' };
+      if (BigInt(order.sizeprecision) !== book.spec.sizePrecision || BigInt(order.priceprecision) !== book.spec.pricePrecision) {
+        return { status: 'ignored', reason: 'spec-mismatch' };
+      }
+      if (order.iscanceled) return { status: 'applied' };
+      const orderId = BigInt(order.orderid);
+      if (book.retired.has(orderId)) return { status: 'duplicate' };
+      ids.add(orderId);
+      const record = this.#record(book, orderId, { side: order.isbuy ? 'BUY' : 'SELL', price: BigInt(order.price), size: BigInt(order.size) });
+      const before = record.activeRemaining;
+      const remaining = BigInt(order.remainingsize);
+      record.activeRemaining = before === undefined || remaining < before ? remaining : before;
+      const tx = order.transactionhash;
+      const duplicate = record.listed && record.createdTx === tx && before === record.activeRemaining;
+      record.listed = true;
+      book.open.add(record);
+      if (record.createdTx === undefined) {
+        this.#setCreated(book, record, tx);
+        const at = Date.parse(order.triggertime);
+        record.createdAt = minDefined(record.createdAt, Number.isNaN(at) ? undefined : at);
+        this.#refreshLiquidity(book, record);
+      }
+      return duplicate ? { status: 'duplicate' } : { status: 'applied' };
+    });
+    if (options.complete !== false && (book.snapshot === undefined || asOf >= book.snapshot.asOf)) book.snapshot = { asOf, ids };
+    book.dirty = true;
+    this.#flush();
+    return results;
+  }
+
+  // ---- internals: requests ----------------------------------------------------------------------
+
+  #book(market: Address): MarketBook {
+    const book = this.#markets.get(market.toLowerCase() as Address);
+    if (book === undefined) throw new BaseError('PORTFOLIO_UNKNOWN_MARKET', `market ${market} is not tracked`, { details: { market } });
+    return book;
+  }
+
+  #trackedMarket(market: Address, requestId: string): MarketBook {
+    const book = this.#markets.get(market.toLowerCase() as Address);
+    if (book === undefined) {
+      throw new BaseError('PORTFOLIO_REQUEST_CONFLICT', `request ${requestId} is for market ${market}, which is not tracked`, {
+        details: { requestId, market },
+      });
+    }
+    return book;
+  }
+
+  #target(book: MarketBook, slot: number, expected: bigint | undefined): OrderRecord | undefined {
+    if (expected === undefined) return book.table[slot] ?? undefined;
+    if (expected === UINT64_MAX) return undefined;
+    // An id not seen yet (its events are late): a placeholder that its events will fill in.
+    return this.#record(book, expected, undefined);
+  }
+
+  #placementOf(requestId: string, intent: Intent, expected: readonly bigint[] | undefined): Placement {
+    const base = {
+      requestId,
+      status: 'pending' as const,
+      signedAt: this.#clock.now(),
+      txHash: undefined,
+      confirmedAt: 0,
+      confirmSeq: 0,
+      records: [],
+      unsettledIn: new Set<Address>(),
+    };
+    switch (intent.type) {
+      case 'PlaceAndCancel': {
+        const book = this.#trackedMarket(intent.market, requestId);
+        return {
+          ...base,
+          markets: new Set([book.spec.address]),
+          market: book.spec.address,
+          newOrders: intent.orders.map((order) => ({ side: order.side, price: order.price, size: order.size, tif: order.tif, slot: undefined })),
+          cancels: intent.cancelSlots.map((slot, i) => ({ market: book.spec.address, slot, target: this.#target(book, slot, expected?.[i]) })),
+        };
+      }
+      case 'ReplaceSlots': {
+        const book = this.#trackedMarket(intent.market, requestId);
+        const newOrders: NewOrder[] = [];
+        for (const op of intent.ops) {
+          if (op.kind === 'place') newOrders.push({ side: op.side, price: op.price, size: op.size, tif: 'GTC', slot: op.slotIdx });
+        }
+        return {
+          ...base,
+          markets: new Set([book.spec.address]),
+          market: book.spec.address,
+          newOrders,
+          cancels: intent.ops.map((op, i) => ({ market: book.spec.address, slot: op.slotIdx, target: this.#target(book, op.slotIdx, expected?.[i]) })),
+        };
+      }
+      case 'CancelAll': {
+        const books = intent.market === undefined ? [...this.#markets.values()] : [this.#trackedMarket(intent.market, requestId)];
+        const cancels: CancelTarget[] = [];
+        for (const book of books) {
+          book.table.forEach((record, slot) => {
+            if (record !== null) cancels.push({ market: book.spec.address, slot, target: record });
+          });
+        }
+        return { ...base, markets: new Set(books.map((book) => book.spec.address)), market: undefined, newOrders: [], cancels };
+      }
+      case 'CancelTrigger':
+      case 'CreateBatchTrigger':
+      case 'CreateReplaceTrigger':
+        return { ...base, markets: new Set(), market: undefined, newOrders: [], cancels: [] };
+    }
+  }
+
+  #confirm(placement: Placement): void {
+    placement.status = 'confirmed';
+    placement.confirmedAt = this.#clock.now();
+    placement.confirmSeq = ++this.#confirmSeq;
+    for (const cancel of placement.cancels) {
+      if (cancel.target !== undefined && cancel.target.canceledBy === undefined) cancel.target.canceledBy = placement;
+    }
+    const market = placement.market;
+    if (market !== undefined) {
+      placement.records = placement.newOrders.map((order, index) => ({
+        ...blankRecord(market, undefined, order),
+        tif: order.tif,
+        placement,
+        index,
+      }));
+      const book = this.#book(market);
+      for (const record of placement.records) book.open.add(record);
+    }
+    for (const marketAddress of placement.markets) {
+      this.#book(marketAddress).placements.push(placement);
+      placement.unsettledIn.add(marketAddress);
+    }
+    if (placement.newOrders.length === 0 && placement.cancels.length === 0) this.#requests.delete(placement.requestId);
+  }
+
+  // ---- internals: events ------------------------------------------------------------------------
+
+  /** The record of `orderId`, created (open) when new; fills in side/price/size when they were unknown. */
+  #record(book: MarketBook, orderId: bigint, order: { side: OrderSide; price: bigint; size: bigint } | undefined): OrderRecord {
+    let record = book.byId.get(orderId);
+    if (record === undefined) {
+      record = blankRecord(book.spec.address, orderId, order);
+      book.byId.set(orderId, record);
+      book.open.add(record);
+    } else if (order !== undefined) {
+      if (record.size === 0n) {
+        record.side = order.side;
+        record.size = order.size;
+      }
+      if (record.price === 0n) record.price = order.price;
+    }
+    return record;
+  }
+
+  #setCreated(book: MarketBook, record: OrderRecord, tx: Hex): void {
+    if (record.createdTx === tx) return;
+    if (record.createdTx !== undefined) book.createdIn.get(record.createdTx)?.delete(record);
+    record.createdTx = tx;
+    let set = book.createdIn.get(tx);
+    if (set === undefined) {
+      set = new Set();
+      book.createdIn.set(tx, set);
+    }
+    set.add(record);
+  }
+
+  #matchesSpec(book: MarketBook, event: OrderEvent): boolean {
+    const data = event.eventData;
+    const spec = book.spec;
+    return (
+      BigInt(data.sizePrecision) === spec.sizePrecision &&
+      BigInt(data.pricePrecision) === spec.pricePrecision &&
+      data.baseToken.address === spec.baseToken.address &&
+      data.quoteToken.address === spec.quoteToken.address &&
+      data.baseToken.decimal === spec.baseToken.decimals &&
+      data.quoteToken.decimal === spec.quoteToken.decimals
+    );
+  }
+
+  #applyEvent(event: OrderEvent): ApplyResult {
+    const book = this.#markets.get(event.eventData.marketAddress);
+    if (book === undefined) return { status: 'ignored', reason: 'unknown-market' };
+    if (!this.#matchesSpec(book, event)) return { status: 'ignored', reason: 'spec-mismatch' };
+    const at = Date.parse(event.blockTimestamp);
+    const tx = event.transactionHash;
+    const known = this.#txTime.get(tx);
+    if (known === undefined || at < known) this.#txTime.set(tx, at);
+    const orderId = BigInt(event.eventData.orderId);
+    const side: OrderSide = event.eventData.isBuy ? 'BUY' : 'SELL';
+    book.dirty = true;
+    if (book.retired.has(orderId) && event.eventType !== 'trade') return { status: 'duplicate' };
+    switch (event.eventType) {
+      case 'order-created': {
+        const data = event.eventData;
+        const record = this.#record(book, orderId, { side, price: BigInt(data.price), size: BigInt(data.size) });
+        record.firstSeenAt = minDefined(record.firstSeenAt, at);
+        if (record.createdTx === tx && record.createdAt === at) return { status: 'duplicate' };
+        record.side = side;
+        record.price = BigInt(data.price);
+        record.size = BigInt(data.size);
+        this.#setCreated(book, record, tx);
+        record.createdAt = at;
+        this.#refreshLiquidity(book, record);
+        return { status: 'applied' };
+      }
+      case 'order-canceled': {
+        const data = event.eventData;
+        const record = this.#record(book, orderId, { side, price: BigInt(data.price), size: BigInt(data.size) });
+        record.firstSeenAt = minDefined(record.firstSeenAt, at);
+        if (record.canceled !== undefined) return { status: 'duplicate' };
+        record.canceled = { at, tx, remaining: BigInt(data.remainingSize) };
+        return { status: 'applied' };
+      }
+      case 'trade': {
+        const data = event.eventData;
+        const key = fillKey(tx, orderId, data.filledSize, data.updatedSize);
+        if (book.fills.has(key)) return { status: 'duplicate' };
+        // A late fill of a retired order still counts; the order itself stays retired.
+        const record = book.retired.has(orderId)
+          ? blankRecord(book.spec.address, orderId, { side, price: 0n, size: BigInt(data.orderSize) })
+          : this.#record(book, orderId, { side, price: 0n, size: BigInt(data.orderSize) });
+        record.firstSeenAt = minDefined(record.firstSeenAt, at);
+        const size = BigInt(data.filledSize);
+        const remaining = BigInt(data.updatedSize);
+        const fillPrice = BigInt(data.fillPrice);
+        const spec = book.spec;
+        const fill: Omit<Fill, 'liquidity' | 'fee'> = {
+          key,
+          market: spec.address,
+          orderId,
+          transactionHash: tx,
+          timeMs: at,
+          side,
+          size,
+          fillPrice,
+          price: (fillPrice * spec.pricePrecision) / FIXED18,
+          quote: (fillPrice * size * 10n ** BigInt(spec.quoteToken.decimals)) / (FIXED18 * spec.sizePrecision),
+          base: BigInt(data.baseFilled),
+          remaining,
+        };
+        record.fillKeys.push(key);
+        record.filled += size;
+        if (record.minUpdated === undefined || remaining < record.minUpdated) record.minUpdated = remaining;
+        if (remaining === 0n && (record.zeroAt === undefined || at < record.zeroAt.at)) record.zeroAt = { at, tx };
+        const fillRecord: FillRecord = { fill, liquidity: 'maker', fee: 0n };
+        this.#setLiquidity(book, fillRecord, this.#liquidityOf(record, fillRecord));
+        book.fills.set(key, fillRecord);
+        this.#account(book, fillRecord);
+        this.#newFills.push({ ...fill, liquidity: fillRecord.liquidity, fee: fillRecord.fee });
+        return { status: 'applied' };
+      }
+    }
+  }
+
+  #liquidityOf(record: OrderRecord, fill: FillRecord): 'maker' | 'taker' {
+    if (record.tif === 'IOC' || record.tif === 'FOK') return 'taker';
+    const created = record.createdTx ?? record.placement?.txHash;
+    return created !== undefined && created === fill.fill.transactionHash ? 'taker' : 'maker';
+  }
+
+  /** Sets a fill's liquidity and fee, moving the totals and flows by the difference. */
+  #setLiquidity(book: MarketBook, record: FillRecord, liquidity: 'maker' | 'taker'): void {
+    const fee = feeRaw(record.fill.quote, liquidity === 'taker' ? book.spec.takerFeePps : book.spec.makerFeePps);
+    const delta = fee - record.fee;
+    record.liquidity = liquidity;
+    record.fee = fee;
+    if (delta === 0n || !book.fills.has(record.fill.key)) return;
+    book.fees += delta;
+    book.quoteFlow -= delta;
+    this.#tokenFlow(book.spec.quoteToken.address, -delta, record.fill.timeMs);
+  }
+
+  #refreshLiquidity(book: MarketBook, record: OrderRecord): void {
+    for (const key of record.fillKeys) {
+      const fill = book.fills.get(key);
+      if (fill !== undefined) this.#setLiquidity(book, fill, this.#liquidityOf(record, fill));
+    }
+  }
+
+  /** [base, quote] raw flows of a fill, fee included. */
+  #fillFlows(record: FillRecord): readonly [bigint, bigint] {
+    const { side, base, quote } = record.fill;
+    return side === 'BUY' ? [base, -(quote + record.fee)] : [-base, quote - record.fee];
+  }
+
+  #tokenFlow(token: Address, delta: bigint, timeMs: number): void {
+    const account = this.#tokens.get(token);
+    if (account === undefined) return;
+    account.flow += delta;
+    if (account.baseline !== undefined && timeMs <= account.baseline.asOf) account.flowBefore += delta;
+  }
+
+  /** Adds a new fill to the position (in canonical order), volumes, fees and flows. */
+  #account(book: MarketBook, record: FillRecord): void {
+    const fill = record.fill;
+    const last = book.ordered[book.ordered.length - 1];
+    if (last === undefined || compareFills(last.fill, fill) <= 0) {
+      book.ordered.push(record);
+      book.position = applyFill(book.position, fill.side, fill.size, fill.quote);
+    } else {
+      let lo = 0;
+      let hi = book.ordered.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (compareFills(book.ordered[mid]!.fill, fill) <= 0) lo = mid + 1;
+        else hi = mid;
+      }
+      book.ordered.splice(lo, 0, record);
+      let position = FLAT_POSITION;
+      for (const each of book.ordered) position = applyFill(position, each.fill.side, each.fill.size, each.fill.quote);
+      book.position = position;
+    }
+    if (fill.side === 'BUY') {
+      book.bought += fill.size;
+      book.quotePaid += fill.quote;
+    } else {
+      book.sold += fill.size;
+      book.quoteReceived += fill.quote;
+    }
+    book.fees += record.fee;
+    const [base, quote] = this.#fillFlows(record);
+    book.baseFlow += base;
+    book.quoteFlow += quote;
+    this.#tokenFlow(book.spec.baseToken.address, base, fill.timeMs);
+    this.#tokenFlow(book.spec.quoteToken.address, quote, fill.timeMs);
+  }
+
+  // ---- internals: derivation ----------------------------------------------------------------------
+
+  /** A pending placement's transaction holds this record's creation: not live until CONFIRMED. */
+  #held(record: OrderRecord): boolean {
+    if (record.placement !== undefined || record.createdTx === undefined) return false;
+    return this.#txPlacement.get(record.createdTx)?.status === 'pending';
+  }
+
+  #remaining(record: OrderRecord): bigint {
+    let remaining = record.size - record.filled;
+    if (record.minUpdated !== undefined && record.minUpdated < remaining) remaining = record.minUpdated;
+    if (record.activeRemaining !== undefined && record.activeRemaining < remaining) remaining = record.activeRemaining;
+    return remaining < 0n ? 0n : remaining;
+  }
+
+  #createdTime(record: OrderRecord): number | undefined {
+    return minDefined(record.createdAt, record.firstSeenAt, record.placement?.confirmedAt);
+  }
+
+  #gone(book: MarketBook, record: OrderRecord): boolean {
+    const snapshot = book.snapshot;
+    if (snapshot === undefined || record.orderId === undefined || snapshot.ids.has(record.orderId)) return false;
+    const created = this.#createdTime(record);
+    return created !== undefined && created <= snapshot.asOf - this.#graceMs;
+  }
+
+  #terminal(book: MarketBook, record: OrderRecord): boolean {
+    if (record.canceled !== undefined || record.canceledBy !== undefined || record.zeroAt !== undefined) return true;
+    if (record.tif === 'IOC' || record.tif === 'FOK') return true;
+    if (record.size > 0n && this.#remaining(record) === 0n) return true;
+    return this.#gone(book, record);
+  }
+
+  #exists(record: OrderRecord): boolean {
+    if (record.placement !== undefined) return record.placement.status === 'confirmed';
+    return record.createdTx !== undefined || record.firstSeenAt !== undefined || record.listed || record.knownSlot !== undefined;
+  }
+
+  #live(book: MarketBook, record: OrderRecord): boolean {
+    return this.#exists(record) && !this.#held(record) && !this.#terminal(book, record) && record.size > 0n;
+  }
+
+  /** When a record stopped holding its slot, outside any placement still being replayed. */
+  #freeTime(book: MarketBook, record: OrderRecord): number | undefined {
+    return minDefined(
+      record.canceled?.at,
+      record.zeroAt?.at,
+      record.freedAt,
+      record.canceledBy !== undefined ? this.#placementTime(record.canceledBy) : undefined,
+      this.#gone(book, record) ? book.snapshot?.asOf : undefined,
+    );
+  }
+
+  #placementTime(placement: Placement): number {
+    return placement.txHash === undefined ? Number.POSITIVE_INFINITY : (this.#txTime.get(placement.txHash) ?? Number.POSITIVE_INFINITY);
+  }
+
+  /** Binds the records of confirmed placements to the order ids created in their transactions. */
+  #bind(book: MarketBook): void {
+    for (const placement of book.placements) {
+      if (placement.market !== book.spec.address || placement.records.every((record) => record.orderId !== undefined)) continue;
+      if (placement.txHash === undefined) this.#claimTransaction(book, placement);
+      const tx = placement.txHash;
+      if (tx === undefined) continue;
+      const group = [...(book.createdIn.get(tx) ?? [])]
+        .filter((record) => record.placement === undefined && record.orderId !== undefined)
+        .sort((a, b) => compareBig(a.orderId!, b.orderId!));
+      if (group.length === 0) continue;
+      const bound = placement.records.filter((record) => record.orderId !== undefined).length;
+      if (bound === 0 && group.length === placement.newOrders.length) {
+        group.forEach((record, index) => this.#absorb(book, placement.records[index]!, record));
+        continue;
+      }
+      // Partial knowledge (e.g. active orders only): pair by content, in order.
+      let next = 0;
+      for (const record of group) {
+        for (let k = next; k < placement.records.length; k++) {
+          const slot = placement.records[k]!;
+          const order = placement.newOrders[k]!;
+          if (slot.orderId !== undefined || order.side !== record.side || order.price !== record.price || order.size !== record.size) continue;
+          this.#absorb(book, slot, record);
+          next = k + 1;
+          break;
+        }
+      }
+    }
+  }
+
+  /** A placement confirmed without a transaction hash claims the first unclaimed transaction whose created orders are its orders. */
+  #claimTransaction(book: MarketBook, placement: Placement): void {
+    const groups = new Map<Hex, OrderRecord[]>();
+    for (const [tx, records] of book.createdIn) {
+      if (this.#txPlacement.has(tx)) continue;
+      const list = [...records].filter((record) => record.placement === undefined && record.orderId !== undefined);
+      if (list.length > 0) groups.set(tx, list);
+    }
+    const candidates = [...groups.entries()]
+      .map(([tx, records]) => ({ tx, records: records.sort((a, b) => compareBig(a.orderId!, b.orderId!)), at: this.#txTime.get(tx) ?? 0 }))
+      .filter(({ records }) =>
+        records.length === placement.newOrders.length &&
+        records.every((record, k) => {
+          const order = placement.newOrders[k]!;
+          return order.side === record.side && order.price === record.price && order.size === record.size;
+        }),
+      )
+      .sort((a, b) => a.at - b.at || (a.tx < b.tx ? -1 : 1));
+    const chosen = candidates[0];
+    if (chosen === undefined) return;
+    placement.txHash = chosen.tx;
+    this.#txPlacement.set(chosen.tx, placement);
+  }
+
+  /** The provisional record of a placement takes over the facts of the id record `from`. */
+  #absorb(book: MarketBook, into: OrderRecord, from: OrderRecord): void {
+    into.orderId = from.orderId;
+    into.side = from.side;
+    into.price = from.price;
+    into.size = from.size;
+    if (from.createdTx !== undefined) {
+      book.createdIn.get(from.createdTx)?.delete(from);
+      this.#setCreated(book, into, from.createdTx);
+    }
+    into.createdAt = from.createdAt;
+    into.firstSeenAt = from.firstSeenAt;
+    into.fillKeys = from.fillKeys;
+    into.filled = from.filled;
+    into.minUpdated = from.minUpdated;
+    into.zeroAt = from.zeroAt;
+    into.canceled = from.canceled;
+    into.canceledBy ??= from.canceledBy;
+    into.activeRemaining = from.activeRemaining;
+    into.listed = from.listed;
+    book.byId.set(from.orderId!, into);
+    book.open.delete(from);
+    book.slotted.delete(from);
+    if (!this.#terminal(book, into)) book.open.add(into);
+    this.#refreshLiquidity(book, into);
+  }
+
+  /** Makes the slots of old, fully bound placements final, first to last. */
+  #settle(book: MarketBook, assigned: Map<OrderRecord, number | undefined>, freedIn: Map<Placement, OrderRecord[]>): void {
+    const now = this.#clock.now();
+    while (book.placements.length > 0) {
+      const placement = book.placements[0]!;
+      const time = this.#placementTime(placement);
+      const age = now - placement.confirmedAt;
+      // Events that never come must not hold the replay open for ever: after ten times the delay,
+      // the slots as inferred become final.
+      const ready =
+        age >= 10 * this.#settleMs ||
+        (age >= this.#settleMs &&
+          placement.records.every((record) => record.orderId !== undefined) &&
+          (Number.isFinite(time) || placement.newOrders.length === 0));
+      if (!ready) return;
+      // Each market settles its part of a placement (a CancelAll may span several); the request is
+      // forgotten once no market replays it any more.
+      const at = Number.isFinite(time) ? time : placement.confirmedAt;
+      book.placements.shift();
+      placement.unsettledIn.delete(book.spec.address);
+      for (const cancel of placement.cancels) if (cancel.market === book.spec.address && cancel.target !== undefined) cancel.target.freedAt ??= at;
+      for (const record of freedIn.get(placement) ?? []) record.freedAt ??= at;
+      if (placement.market === book.spec.address) {
+        for (const record of placement.records) {
+          const slot = assigned.get(record);
+          if (slot === undefined) continue;
+          record.knownSlot = slot;
+          book.slotted.add(record);
+        }
+      }
+      if (placement.unsettledIn.size > 0) continue;
+      this.#requests.delete(placement.requestId);
+      if (placement.txHash !== undefined && this.#txPlacement.get(placement.txHash) === placement) this.#txPlacement.delete(placement.txHash);
+    }
+  }
+
+  /**
+   * Drops orders that ended more than ten settle delays ago and that no replay needs any more,
+   * keeping their ids (and their fills): memory stays bounded by the recent orders.
+   */
+  #retire(book: MarketBook): void {
+    const horizon = this.#clock.now() - 10 * this.#settleMs;
+    while (book.closed.length > 0 && book.closed[0]!.at <= horizon) {
+      const { record } = book.closed.shift()!;
+      if (book.open.has(record) || record.orderId === undefined || book.byId.get(record.orderId) !== record) continue;
+      if (book.slotted.has(record) || (record.placement !== undefined && this.#requests.has(record.placement.requestId))) {
+        book.closed.push({ record, at: this.#clock.now() });
+        continue;
+      }
+      book.byId.delete(record.orderId);
+      if (record.createdTx !== undefined) {
+        const set = book.createdIn.get(record.createdTx);
+        set?.delete(record);
+        if (set?.size === 0) book.createdIn.delete(record.createdTx);
+      }
+      book.retired.add(record.orderId);
+    }
+  }
+
+  #view(book: MarketBook, record: OrderRecord, slot: number | undefined): PortfolioOrder {
+    return {
+      market: book.spec.address,
+      key: record.orderId !== undefined ? `id:${record.orderId}` : `req:${record.placement?.requestId}:${record.index}`,
+      orderId: record.orderId,
+      slot,
+      side: record.side,
+      price: record.price,
+      size: record.size,
+      remaining: this.#remaining(record),
+      requestId: record.placement?.requestId,
+    };
+  }
+
+  #compute(book: MarketBook): MarketState {
+    this.#bind(book);
+    let inFlightSince = Number.POSITIVE_INFINITY;
+    for (const request of this.#requests.values()) {
+      if (request.status === 'pending' && request.markets.has(book.spec.address)) inFlightSince = Math.min(inFlightSince, request.signedAt - this.#settleMs);
+    }
+    const { table, assigned, freedIn } = replaySlots({
+      market: book.spec.address,
+      placements: book.placements,
+      slotted: book.slotted,
+      inFlightSince,
+      placementOf: (tx) => this.#txPlacement.get(tx),
+      placementTime: (placement) => this.#placementTime(placement),
+      terminal: (record) => this.#terminal(book, record),
+      live: (record) => this.#live(book, record),
+      freeTime: (record) => this.#freeTime(book, record),
+      fill: (key) => book.fills.get(key)?.fill,
+    });
+    book.table = table;
+    const slotOf = new Map<OrderRecord, number>();
+    table.forEach((record, slot) => {
+      if (record) slotOf.set(record, slot);
+    });
+    const orders: PortfolioOrder[] = [];
+    const slots = new Array<PortfolioOrder | null>(MAKER_SLOTS).fill(null);
+    let lockBase = 0n;
+    let lockQuote = 0n;
+    for (const record of book.open) {
+      if (this.#terminal(book, record) && !this.#pinned(record)) {
+        book.open.delete(record);
+        book.closed.push({ record, at: this.#clock.now() });
+        continue;
+      }
+      if (!this.#live(book, record)) continue;
+      const slot = slotOf.get(record);
+      const view = this.#view(book, record, slot);
+      orders.push(view);
+      if (slot !== undefined) slots[slot] = view;
+      if (record.side === 'BUY') {
+        const quote = quoteRaw(book.scale, record.price, view.remaining);
+        lockQuote += quote + feeRaw(quote, book.spec.makerFeePps);
+      } else {
+        lockBase += baseRaw(book.scale, view.remaining);
+      }
+    }
+    orders.sort((a, b) => (a.slot ?? MAKER_SLOTS) - (b.slot ?? MAKER_SLOTS) || compareBig(a.orderId ?? UINT64_MAX, b.orderId ?? UINT64_MAX) || (a.key < b.key ? -1 : 1));
+    book.lockBase = lockBase;
+    book.lockQuote = lockQuote;
+    this.#settle(book, assigned, freedIn);
+    this.#retire(book);
+
+    const pending: PendingOrder[] = [];
+    let pendingRequests = 0;
+    for (const placement of this.#requests.values()) {
+      if (placement.status !== 'pending' || !placement.markets.has(book.spec.address)) continue;
+      pendingRequests++;
+      if (placement.market !== book.spec.address) continue;
+      for (const order of placement.newOrders) {
+        pending.push({ requestId: placement.requestId, side: order.side, price: order.price, size: order.size, tif: order.tif, slot: order.slot });
+      }
+    }
+    const position = book.position;
+    return {
+      market: book.spec.address,
+      symbol: book.spec.symbol,
+      orders,
+      slots,
+      pending,
+      pendingRequests,
+      position: position.size,
+      costBasis: position.basis,
+      realizedPnl: position.realized,
+      fees: book.fees,
+      fillCount: book.ordered.length,
+      volume: { bought: book.bought, sold: book.sold, quotePaid: book.quotePaid, quoteReceived: book.quoteReceived },
+      flows: { base: book.baseFlow, quote: book.quoteFlow },
+      locked: { base: lockBase, quote: lockQuote },
+      balances: { base: undefined, quote: undefined },
+    };
+  }
+
+  /** Terminal records that an unsettled placement still refers to stay in the open set. */
+  #pinned(record: OrderRecord): boolean {
+    return record.placement !== undefined && record.placement.status === 'confirmed' && this.#requests.has(record.placement.requestId) && record.orderId === undefined;
+  }
+
+  /** Recomputes the dirty markets (and the markets sharing their tokens) and emits their states. */
+  #flush(): void {
+    this.#flushStates();
+    const fills = this.#newFills;
+    this.#newFills = [];
+    for (const fill of fills) this.#fills$.next(fill);
+  }
+
+  #flushStates(): void {
+    const dirty = [...this.#markets.values()].filter((book) => book.dirty);
+    if (dirty.length === 0) return;
+    const computed = new Map<MarketBook, MarketState>();
+    for (const book of dirty) {
+      book.dirty = false;
+      computed.set(book, this.#compute(book));
+    }
+    const touched = new Set<Address>();
+    for (const book of dirty) {
+      touched.add(book.spec.baseToken.address);
+      touched.add(book.spec.quoteToken.address);
+    }
+    for (const book of this.#markets.values()) {
+      const shares = touched.has(book.spec.baseToken.address) || touched.has(book.spec.quoteToken.address);
+      if (!computed.has(book) && !shares) continue;
+      const state = computed.get(book) ?? book.subject.getValue();
+      const balances = { base: this.balance(book.spec.baseToken.address), quote: this.balance(book.spec.quoteToken.address) };
+      if (!computed.has(book) && sameBalance(state.balances.base, balances.base) && sameBalance(state.balances.quote, balances.quote)) continue;
+      book.subject.next({ ...state, balances });
+    }
+  }
+}
+
+function sameBalance(a: TokenBalance | undefined, b: TokenBalance | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return a.total === b.total && a.locked === b.locked && a.available === b.available;
+}
+
+/**
+ * The portfolio of the given markets.
+ *
+ * @example const portfolio = createPortfolio({ clock }, { markets: [monUsdc, wethUsdc] });
+ */
+export function createPortfolio(context: PortfolioContext, params: PortfolioParameters): Portfolio {
+  return new Portfolio(context, params);
+}
