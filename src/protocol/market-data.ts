@@ -165,17 +165,18 @@ export const exchangeSymbolSchema = z.looseObject({
 export type ExchangeSymbol = z.output<typeof exchangeSymbolSchema>;
 
 /**
- * `GET /api/v3/exchangeInfo` response (spec). `E` and `T` are required: they are venue semantics
- * (latest committed block, ms and seconds) that the bot reads; real Binance has no such fields.
+ * `GET /api/v3/exchangeInfo` response (spec). `E` and `T` (the latest committed block, ms and
+ * seconds) are venue semantics that our venue always sends; real Binance has no such fields, so a
+ * client accepts their absence, as it does for depth.
  */
 export const exchangeInfoSchema = z.looseObject({
   timezone: z.string(),
   /** Server wall clock, ms. */
   serverTime: count,
-  /** Latest committed block timestamp, ms. */
-  E: count,
-  /** Same block, Unix seconds. */
-  T: count,
+  /** Latest committed block timestamp, ms (always sent by our venue; absent on real Binance). */
+  E: count.optional(),
+  /** Same block, Unix seconds (as E). */
+  T: count.optional(),
   symbols: z.array(exchangeSymbolSchema),
 });
 export type ExchangeInfo = z.output<typeof exchangeInfoSchema>;

@@ -282,14 +282,17 @@ describe('response schemas refuse bad input', () => {
       { symbol: 'MON_USDC', status: 'TRADING', baseAsset: 'MON', quoteAsset: 'USDC', baseAssetPrecision: 18, quoteAssetPrecision: 6, filters: [] },
     ],
   };
+  it('exchangeInfo: accepts an answer without E/T, as real Binance sends it', () => {
+    const { E: _e, T: _t, ...binance } = validInfo;
+    expect(exchangeInfoSchema.parse(binance).E).toBeUndefined();
+    expect(exchangeInfoSchema.safeParse({ ...validInfo, E: '1' }).success).toBe(false);
+  });
   it('exchangeInfo: parses and keeps unknown symbol fields', () => {
     const info = exchangeInfoSchema.parse(validInfo);
     expect(info.symbols[0]?.quoteAssetPrecision).toBe(6);
     expect(info.symbols[0]?.['filters']).toEqual([]);
   });
   it.each([
-    ['missing E', { ...validInfo, E: undefined }],
-    ['missing T', { ...validInfo, T: undefined }],
     ['string serverTime', { ...validInfo, serverTime: '1' }],
     ['fractional precision', { ...validInfo, symbols: [{ ...validInfo.symbols[0], baseAssetPrecision: 1.5 }] }],
     ['missing status', { ...validInfo, symbols: [{ ...validInfo.symbols[0], status: undefined }] }],

@@ -96,7 +96,7 @@ function infoText(info: ExchangeInfo, symbol: string | undefined): string {
   const symbols = symbol === undefined ? info.symbols : info.symbols.filter((candidate) => candidate.symbol === symbol);
   const rows = symbols.map((entry) => [entry.symbol, entry.status, entry.baseAsset, entry.quoteAsset, String(entry.baseAssetPrecision), String(entry.quoteAssetPrecision)]);
   const table = formatTable(['SYMBOL', 'STATUS', 'BASE', 'QUOTE', 'BASE PREC', 'QUOTE PREC'], rows, ['left', 'left', 'left', 'left', 'right', 'right']);
-  return `exchange info  timezone ${info.timezone}  server time ${isoMs(info.serverTime)}  block ${isoMs(info.E)}  ${symbols.length} of ${info.symbols.length} symbols\n${table}`;
+  return `exchange info  timezone ${info.timezone}  server time ${isoMs(info.serverTime)}${info.E === undefined ? '' : `  block ${isoMs(info.E)}`}  ${symbols.length} of ${info.symbols.length} symbols\n${table}`;
 }
 
 interface MarketArgs {
