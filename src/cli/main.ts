@@ -10,16 +10,18 @@ import { ExitCode, type Command } from './command.ts';
 import { accountCommand } from './commands/account.ts';
 import { formatUsage, helpCommand } from './commands/help.ts';
 import { marketCommand } from './commands/market.ts';
+import { runCommand } from './commands/run.ts';
 import { simCommand } from './commands/sim.ts';
 import { startCommand } from './commands/start.ts';
 import { validateCommand } from './commands/validate.ts';
 
-/** Every subcommand, in the order `clobbot help` lists them. Later commands (sim, run, …) join here. */
-export const commands: readonly Command[] = [startCommand, simCommand, marketCommand, accountCommand, validateCommand, helpCommand(() => commands)];
+/** Every subcommand, in the order `clobbot help` lists them. */
+export const commands: readonly Command[] = [startCommand, runCommand, simCommand, marketCommand, accountCommand, validateCommand, helpCommand(() => commands)];
 
 /** BaseError codes that mean the user's input was wrong (exit 2) rather than that clobbot failed (exit 1). */
 function isInputMistake(code: string): boolean {
-  return code === 'CLI_USAGE' || code.startsWith('CONFIG_') || code.startsWith('NETWORK_');
+  // A strategy module named in a run file that is missing or exports no strategy is a mistake in the run file.
+  return code === 'CLI_USAGE' || code.startsWith('CONFIG_') || code.startsWith('NETWORK_') || code.startsWith('STRATEGY_MODULE_');
 }
 
 /**

@@ -52,6 +52,8 @@ export const errorCodes = {
   NONCE_SKEW_EXCEEDED: 'The next nonce would be further ahead of the clock than the venue allows.',
   IN_FLIGHT_CAP_INVALID: 'maxPendingOutcomes is not an integer from 1 to 63 (the relay closes a connection at 64).',
   INTENT_NOT_SUPPORTED_LIVE: 'An intent the venue defines but does not support live (trigger creation).',
+  INTENT_QUEUE_FULL: 'The intent queue already holds its maximum (engine.queuePolicy reject): a placement was refused.',
+  ENGINE_STOPPED: 'The execution engine is stopping or stopped: it signs no new intent.',
   // risk and portfolio
   RISK_KILL_SWITCH: 'The kill switch is tripped: only risk-reducing intents (cancels) pass.',
   RISK_MARKET_UNKNOWN: 'An intent names a market that has no risk limits (not configured for the run).',
@@ -82,6 +84,11 @@ export const errorCodes = {
   // local venue server
   SIM_LISTEN_FAILED: 'The local venue cannot listen on the asked host and port (e.g. the port is in use).',
   SIM_JWT_KEY_INVALID: 'A JWT key of the local venue is too short or not a key it made.',
+  // clobbot run
+  RUN_NETWORK_UNSUPPORTED: 'clobbot run cannot trade on this network yet: no API publishes the market parameters it needs.',
+  RUN_ACCOUNT_NOT_READY: 'The run’s trading wallet is not delegated or holds no TRADE grant, and the run cannot set it up itself.',
+  RUN_ORDERS_LEFT_OPEN: 'After a run stopped and cancelled its orders, the venue still lists open orders of the account.',
+  METRICS_LISTEN_FAILED: 'The metrics endpoint cannot listen on its port (e.g. the port is in use).',
   // clock
   CLOCK_BACKWARDS: 'A virtual clock was asked to move back in time.',
 } as const;

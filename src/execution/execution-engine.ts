@@ -2,6 +2,7 @@
  * The execution engine's contract: intents in, signed relay requests out, every request accounted
  * for. `createExecutionEngine` (create-execution-engine.ts) implements it over the journal, nonce
  * source, intent queue, in-flight cap, risk checks, kill switch, portfolio and a RelayTransport.
+ * Its rules: docs/execution.md.
  */
 import type { Observable } from 'rxjs';
 import type { Clock } from '../core/clock.ts';
@@ -16,17 +17,25 @@ import type { Intent } from '../strategy/intents.ts';
 import type { OwnFill, OwnMarketState } from '../strategy/strategy-context.ts';
 import type { MarketSpec } from '../venue/market-spec.ts';
 import type { ActiveOrder, OrderEvent } from '../protocol/user-data.ts';
+import type { JournalFs } from './journal.ts';
+import type { KillSwitch } from './kill-switch.ts';
 import type { RelayTransport } from './relay-transport.ts';
 
 /** Where an intent ended up. Every intent given to `submit` gets exactly one final status. */
 export type IntentFate =
   | { readonly status: 'CONFIRMED'; readonly requestId: string; readonly txHash: string }
+  /**
+   * REVERTED: executed and failed. DROPPED: not executed (the relay's DROPPED outcome, or
+   * reconciliation found no trace of it by its deadline; `txHash` is '' when none was ever learnt).
+   */
   | { readonly status: 'REVERTED' | 'DROPPED'; readonly requestId: string; readonly txHash: string; readonly reason: string | null }
   | { readonly status: 'REJECTED'; readonly requestId: string; readonly code: string; readonly message: string }
   /** Refused before signing (risk rule, not supported live, kill switch): nothing was signed. */
   | { readonly status: 'REFUSED'; readonly code: string; readonly message: string }
   /** Dropped from the queue before signing (a newer intent of the same market and purpose). */
-  | { readonly status: 'SUPERSEDED' };
+  | { readonly status: 'SUPERSEDED' }
+  /** Nothing to sign: a CancelAll of markets where no order rests. */
+  | { readonly status: 'NOTHING_TO_DO'; readonly reason: string };
 
 export interface IntentReport {
   readonly intent: Intent;
@@ -71,18 +80,72 @@ export interface ExecutionEngineParameters {
   readonly mid: (market: Address) => bigint | undefined;
   /** Seconds a signed intent stays valid (its deadline). Default 60. */
   readonly deadlineSec?: number;
+  /** The kill switch to obey; default one made from `risk.killSwitch` (file, drawdown, error rate). */
+  readonly killSwitch?: KillSwitch;
+  /** Timings of polls, reconciliation and stop; see EngineTuning. */
+  readonly tuning?: Partial<EngineTuning>;
+  /** The venue's limit on how far a nonce may lead the clock, ms. Default 60 000. */
+  readonly maxFutureSkewMs?: number;
+  /** The journal's file system (tests inject crashes). Default node:fs. */
+  readonly journalFs?: JournalFs;
+}
+
+/** Timings of the engine (defaults in `DEFAULT_ENGINE_TUNING`, create-execution-engine.ts). */
+export interface EngineTuning {
+  /** Order events (and reconciliation) every this many ms while orders are live or requests unresolved. Default 1000. */
+  readonly pollMs: number;
+  /** ... and every this many ms otherwise. Default 5000. */
+  readonly idlePollMs: number;
+  /** Active-orders snapshots of every market at most this often, ms. Default 15 000. */
+  readonly activeOrdersEveryMs: number;
+  /** Each order-events read starts this far before the newest event seen, ms. Default 5000. */
+  readonly eventsOverlapMs: number;
+  /** A request is settled "not executed" this long after its deadline with no trace, ms. Default 10 000. */
+  readonly reconcileGraceMs: number;
+  /** How long order events may lag the chain (the API caches 2 s), ms. Default 3000. */
+  readonly eventLagMs: number;
+  /** A request under reconciliation stops holding placements back after a pass this long after it started found nothing, ms. Default 3000. */
+  readonly reconcileQuietMs: number;
+  /** Signed attempts per intent (retryable rejections, re-signs after NOT_SENT). Default 5. */
+  readonly maxAttempts: number;
+  /** A CancelAll waits this long for unknown order ids, then cancels what it knows, ms. Default 5000. */
+  readonly idWaitMs: number;
+  /** Wait before sending a NOT_SENT request again (doubles up to 8x), ms. Default 250. */
+  readonly resendDelayMs: number;
+  /** A BROADCAST request with no outcome this long after its answer is looked up by receipt, ms. Default 5000. */
+  readonly outcomeWaitMs: number;
+  /** A request settled without its outcome message keeps its place under the cap at most this long, ms. Default 60 000. */
+  readonly outcomeGiveUpMs: number;
+  /** Default `timeoutMs` of stop(); default deadlineSec s + reconcileGraceMs + 5 s. */
+  readonly stopTimeoutMs: number;
 }
 
 export interface EngineStats {
+  /** Requests signed (journaled). */
   readonly signed: number;
+  /** Requests CONFIRMED (by outcome, receipt or reconciliation). */
   readonly confirmed: number;
   readonly reverted: number;
+  /** Requests DROPPED: the relay's DROPPED outcome, or reconciled as not executed. */
+  readonly dropped: number;
+  /** REJECTED answers (each attempt). */
   readonly rejected: number;
+  /** Intents refused before signing. */
   readonly refused: number;
   readonly superseded: number;
+  /** Intents with nothing to sign (NOTHING_TO_DO). */
+  readonly nothingToDo: number;
   /** The most outcomes ever awaited at once on one connection (never above maxPendingOutcomes). */
   readonly maxPendingOutcomes: number;
+  /** Outcomes awaited now. */
+  readonly pendingOutcomes: number;
+  /** Signed requests without a final status now. */
+  readonly unresolved: number;
+  /** Intents waiting to be signed now (queued, waiting for order ids, or for a retry). */
+  readonly queued: number;
+  /** New connections after the first. */
   readonly reconnects: number;
+  /** Requests settled by reconciliation (receipt, order events, fence or deadline). */
   readonly reconciled: number;
 }
 
@@ -97,6 +160,8 @@ export interface ExecutionEngine {
   readonly fills$: Observable<OwnFill>;
   readonly stats$: Observable<EngineStats>;
   stats(): EngineStats;
+  /** The kill switch the engine obeys (for signal handlers and status). */
+  readonly killSwitch: KillSwitch;
   /** Trips the kill switch: cancels every order and refuses placements from then on. */
   kill(reason: string): void;
   /**

@@ -155,7 +155,7 @@ describe('validateStrategyParams and loadRunStrategies', () => {
     expect(mm).toMatchObject({ name: 'mm', module: 'strategies/market-maker.ts', markets: ['MON_USDC'] });
     expect(mm!.params).toEqual({
       levels: 3,
-      spreadBps: 20,
+      spreadBps: 8,
       levelSpacingBps: 10,
       size: '2000',
       priceSource: 'mid',

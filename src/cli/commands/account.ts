@@ -17,46 +17,46 @@
  * run file and `--allow-mainnet` here. Exit 0 done, 2 a mistake in the input (usage, config, keys),
  * 1 a failure (venue unreachable, grant refused or reverted).
  */
-import { firstValueFrom, filter, take } from 'rxjs';
-import { z } from 'zod';
 import { BaseError } from '../../core/base-error.ts';
 import { liveClock } from '../../core/clock.ts';
 import { Decimal } from '../../core/decimal.ts';
 import { createIdSource } from '../../core/ids.ts';
 import { seededRandom } from '../../core/random.ts';
-import { toUnits } from '../../core/units.ts';
 import { loadConfigOrThrow } from '../../config/load-config.ts';
 import { DEFAULT_SIM_URL, isNetworkName, type ResolvedNetwork } from '../../config/network-config.ts';
 import { resolveRunNetwork, runConfigSchema, type RunConfig } from '../../config/run-config.ts';
 import { simConfigSchema, type SimConfig } from '../../config/sim-config.ts';
-import { Permission, RelayMethod } from '../../protocol/constants.ts';
-import { accountCoreDomain } from '../../protocol/eip712-types.ts';
-import { signAuthorization7702 } from '../../protocol/eip7702.ts';
+import { RelayMethod } from '../../protocol/constants.ts';
 import type { Address } from '../../protocol/encoding.ts';
 import type { Authorization7702 } from '../../protocol/intent-types.ts';
-import { signAuthorizeAccountSigner } from '../../protocol/intent-signing.ts';
 import type { ActiveOrder } from '../../protocol/user-data.ts';
 import { createActiveOrdersClient } from '../../clients/active-orders-client.ts';
 import { isClientError } from '../../clients/client-error.ts';
 import { createFetchTransport } from '../../clients/http-transport.ts';
-import { describeCall, parseBody } from '../../clients/response-body.ts';
-import { DEFAULT_RETRY_POLICY, NO_RETRY } from '../../clients/retry-policy.ts';
-import { sendRequest, type ClientContext } from '../../clients/send-request.ts';
-import { createRpcPublicClient, type TransportOutcome } from '../../execution/relay-receipts.ts';
+import type { ClientContext } from '../../clients/send-request.ts';
+import { createRpcPublicClient } from '../../execution/relay-receipts.ts';
 import { createRelaySession } from '../../execution/relay-session.ts';
 import { probeSignerGrant, type SignerProbe } from '../../execution/relay-signer-probe.ts';
-import { createRestRelayTransport, type RestRelayTransport, type SubmitAnswer } from '../../execution/relay-transport.ts';
+import { createRestRelayTransport, type RestRelayTransport } from '../../execution/relay-transport.ts';
 import { loadSigner, type WalletSigner } from '../../execution/signer-source.ts';
 import type { CliIo } from '../cli-io.ts';
 import { ExitCode, type Command } from '../command.ts';
 import { parseCommandArgs } from '../parse-args.ts';
 import { formatTable } from './market.ts';
+import {
+  describeAnswer,
+  fundingAmounts,
+  getSimInfo,
+  signDelegation,
+  signTradeGrant,
+  simFund,
+  submitSignerAuthorization,
+  type SimInfo,
+} from '../sim-account.ts';
 
 const DEFAULT_SIM_CONFIG = 'config/sim.yaml';
 /** How long setup waits for the grant's receipt. */
 const OUTCOME_DEADLINE_MS = 60_000;
-/** Deadline of the signed grant, from now. */
-const GRANT_DEADLINE_SEC = 300n;
 
 const usage = [
   'clobbot account setup  --config <run file> [--network <n>] [--allow-mainnet] [--owner-key-env <VAR> | --owner-key-file <path>]',
@@ -86,41 +86,6 @@ function addressOption(name: string, value: string | undefined): Address | undef
   if (value === undefined) return undefined;
   if (!addressPattern.test(value)) throw usageError(`--${name} must be an address (0x and 40 hex digits)`);
   return value.toLowerCase() as Address;
-}
-
-// ---- the sim's /sim/info --------------------------------------------------------------------
-
-const simTokenSchema = z.looseObject({ address: z.string(), symbol: z.string(), decimals: z.number().int() });
-const simInfoSchema = z.looseObject({
-  chainId: z.number().int().positive(),
-  contracts: z.looseObject({ accountCore: z.string().regex(addressPattern), tradingWalletDelegate: z.string().regex(addressPattern) }),
-  markets: z.array(z.looseObject({ symbol: z.string(), address: z.string().regex(addressPattern), baseToken: simTokenSchema, quoteToken: simTokenSchema })),
-  tokens: z.array(simTokenSchema),
-});
-type SimInfo = z.output<typeof simInfoSchema>;
-
-async function getSimInfo(context: ClientContext, venueUrl: string): Promise<SimInfo> {
-  const url = `${venueUrl}/sim/info`;
-  const response = await sendRequest(context, {
-    request: { method: 'GET', url, headers: { accept: 'application/json' } },
-    idempotent: true,
-    timeoutMs: 5_000,
-    retry: { ...DEFAULT_RETRY_POLICY, maxAttempts: 2 },
-  });
-  return parseBody(response, { schema: simInfoSchema, where: describeCall('GET', url) });
-}
-
-/** `POST /sim/fund`: credits `amount` raw units (0 only opens the account); returns the account id. */
-async function simFund(context: ClientContext, venueUrl: string, body: { owner: Address; token: string; amount: bigint }): Promise<bigint> {
-  const url = `${venueUrl}/sim/fund`;
-  const response = await sendRequest(context, {
-    request: { method: 'POST', url, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...body, amount: body.amount.toString() }) },
-    idempotent: false,
-    timeoutMs: 5_000,
-    retry: NO_RETRY,
-  });
-  const parsed = parseBody(response, { schema: z.looseObject({ accountId: z.string().regex(/^[0-9]+$/) }), where: describeCall('POST', url) });
-  return BigInt(parsed.accountId);
 }
 
 // ---- common preparation ---------------------------------------------------------------------
@@ -284,22 +249,6 @@ async function probe(prepared: Prepared, transport: RestRelayTransport, accountI
   });
 }
 
-function describeAnswer(answer: SubmitAnswer): string {
-  switch (answer.status) {
-    case 'BROADCAST':
-      return `BROADCAST tx ${answer.txHash} (${answer.transactionType})`;
-    case 'REJECTED':
-    case 'UNKNOWN':
-      return `${answer.status} ${answer.code}: ${answer.message}`;
-    case 'NOT_SENT':
-      return `not sent (${answer.code}): ${answer.reason}`;
-    case 'TIMEOUT':
-      return `no answer within ${answer.timeoutMs} ms`;
-    case 'DISCONNECTED':
-      return `disconnected (${answer.code} ${answer.reason})`;
-  }
-}
-
 // ---- setup ----------------------------------------------------------------------------------
 
 async function loadOwner(prepared: Prepared, io: CliIo, values: { 'owner-key-env'?: string; 'owner-key-file'?: string }): Promise<WalletSigner> {
@@ -325,18 +274,6 @@ async function loadOwner(prepared: Prepared, io: CliIo, values: { 'owner-key-env
     });
   }
   return owner;
-}
-
-/** Human funding of the sim config -> raw amounts per token symbol (the venue's decimals). */
-function fundingAmounts(sim: SimConfig, info: SimInfo): { symbol: string; human: string; raw: bigint }[] {
-  const out: { symbol: string; human: string; raw: bigint }[] = [];
-  for (const [symbol, human] of Object.entries(sim.funding.default)) {
-    const token = info.tokens.find((candidate) => candidate.symbol === symbol);
-    if (token === undefined) continue;
-    const raw = toUnits(human, 10n ** BigInt(token.decimals), 'down');
-    if (raw > 0n) out.push({ symbol, human: new Decimal(human).toFixed(), raw });
-  }
-  return out;
 }
 
 async function eip7702Nonce(prepared: Prepared): Promise<{ nonce: bigint; note: string }> {
@@ -406,45 +343,17 @@ async function runSetup(args: readonly string[], io: CliIo): Promise<number> {
         throw usageError(`the trading wallet's signer (${wallet.origin}) cannot sign EIP-7702 authorizations`);
       }
       const { nonce, note } = await eip7702Nonce(prepared);
-      authorization7702 = await signAuthorization7702({ address: wallet.account.address, signAuthorization }, {
-        chainId: BigInt(network.chainId),
-        delegate,
-        nonce,
-      });
+      authorization7702 = await signDelegation(wallet, { network, delegate, nonce });
       out(`  signed          EIP-7702 authorization: ${wallet.address} delegates to ${delegate} (chain ${network.chainId}, ${note})`);
     }
 
-    const now = context.clock.now();
-    const intent = {
-      account: owner.address,
-      authorizer: owner.address,
-      signer: wallet.address,
-      permissions: BigInt(Permission.TRADE),
-      expiry: 0n,
-      // One-shot per owner: the time in ms is new for every setup.
-      nonce: BigInt(now),
-      deadline: BigInt(Math.floor(now / 1000)) + GRANT_DEADLINE_SEC,
-    };
-    const signature = await signAuthorizeAccountSigner(owner.account, { domain: accountCoreDomain({ chainId: network.chainId, accountCore }), intent });
+    const grant = await signTradeGrant(owner, { wallet: wallet.address, network, accountCore, nowMs: context.clock.now() });
+    const { intent } = grant;
     out(`  signed          AuthorizeAccountSigner: TRADE for ${wallet.address} on the account of ${owner.address} (never expires; nonce ${intent.nonce})`);
 
     const requestId = prepared.ids.next();
-    const outcome = firstValueFrom(
-      transport.outcomes$.pipe(
-        filter((candidate: TransportOutcome) => candidate.requestId === requestId),
-        take(1),
-      ),
-      { defaultValue: undefined },
-    );
-    const answer = await transport.submit({
-      requestId,
-      method: RelayMethod.authorizeAccountSigner,
-      wallet: wallet.address,
-      payload: { ...intent, signature },
-      authorization7702,
-    });
+    const { answer, outcome, watched } = await submitSignerAuthorization(transport, { requestId, wallet: wallet.address, grant, authorization7702 });
     out(`  submitted       ${RelayMethod.authorizeAccountSigner} over REST: ${describeAnswer(answer)}`);
-    const watched = answer.status === 'BROADCAST' || (answer.status === 'UNKNOWN' && answer.candidateTxHash !== null);
     if (!watched) {
       throw new BaseError('ACCOUNT_SETUP_FAILED', `the relay did not take the signer authorization: ${describeAnswer(answer)}`, {
         details: { status: answer.status, ...('code' in answer ? { code: answer.code } : {}) },

@@ -1,0 +1,72 @@
+/**
+ * `clobbot run <file> [--duration <s>] [--network <n>] [--allow-mainnet] [--journal-dir <dir>] [--seed <n>]`:
+ * trades a run file until its duration ends or SIGINT/SIGTERM, then cancels its orders, waits for
+ * their outcomes and prints a summary (src/cli/run/run-bot.ts).
+ */
+import { BaseError } from '../../core/base-error.ts';
+import { durationMs } from '../../config/fields.ts';
+import type { CliIo } from '../cli-io.ts';
+import type { Command } from '../command.ts';
+import { parseCommandArgs } from '../parse-args.ts';
+import { DEFAULT_JOURNAL_DIR, runBot, type RunBotOptions } from '../run/run-bot.ts';
+
+const usage = [
+  'clobbot run <file> [--duration <s>] [--network <n>] [--allow-mainnet] [--journal-dir <dir>] [--seed <n>]',
+  '',
+  '  <file>             the run file (docs/configuration.md), e.g. config/market-maker.yaml',
+  '  --duration <s>     run this long: seconds, or 90s, 5m, 1h (default: the file\'s duration, else until SIGINT)',
+  '  --network <n>      sim, testnet or mainnet (default: the file\'s network, itself default sim)',
+  '  --allow-mainnet    required for mainnet, with allowMainnet: true in the file',
+  `  --journal-dir <d>  where the execution journal lives (default ${DEFAULT_JOURNAL_DIR}; an ephemeral wallet's is temporary)`,
+  '  --seed <n>         seed of the strategies\' random sources (default: from the clock)',
+  '',
+  'On network sim without venueUrl the local venue runs in-process; the account is funded and set up.',
+  'SIGINT or SIGTERM stops the run: open orders are cancelled and their outcomes awaited, then a summary.',
+  'Exit 0 a clean run; 1 a strategy failed or orders were left open; 2 a mistake in the input.',
+].join('\n');
+
+const usageError = (message: string) => new BaseError('CLI_USAGE', `run: ${message}`, { details: { command: 'run' } });
+
+/** `--duration`: plain seconds, or a duration with a unit. */
+export function parseDurationOption(text: string): number {
+  const value = /^[0-9]+(?:\.[0-9]+)?$/.test(text.trim()) ? Number(text) : text;
+  const parsed = durationMs.safeParse(value);
+  if (!parsed.success) throw usageError('--duration must be a positive number of seconds, or a duration such as 90s, 5m, 1h');
+  return parsed.data;
+}
+
+/** Parses the arguments of `clobbot run` and runs it. */
+export async function runCommandMain(args: readonly string[], io: CliIo, extra: Pick<RunBotOptions, 'stop' | 'statusEveryMs' | 'cwd'> = {}): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, {
+    command: 'run',
+    options: {
+      duration: { type: 'string' },
+      network: { type: 'string' },
+      'allow-mainnet': { type: 'boolean' },
+      'journal-dir': { type: 'string' },
+      seed: { type: 'string' },
+    },
+    positionals: ['file'],
+  });
+  let seed: number | undefined;
+  if (values.seed !== undefined) {
+    if (!/^(?:0|[1-9][0-9]{0,9})$/.test(values.seed) || Number(values.seed) > 2 ** 31 - 1) throw usageError('--seed must be an integer in 0..2147483647');
+    seed = Number(values.seed);
+  }
+  return runBot(io, {
+    file: positionals[0]!,
+    ...(values.duration === undefined ? {} : { durationMs: parseDurationOption(values.duration) }),
+    ...(values.network === undefined ? {} : { network: values.network }),
+    allowMainnet: values['allow-mainnet'] === true,
+    ...(values['journal-dir'] === undefined ? {} : { journalDir: values['journal-dir'] }),
+    ...(seed === undefined ? {} : { seed }),
+    ...extra,
+  });
+}
+
+export const runCommand: Command = {
+  name: 'run',
+  summary: 'trade a run file: strategies, market feeds and the execution engine, until its duration or SIGINT',
+  usage,
+  run: (args, io) => runCommandMain(args, io),
+};

@@ -1,0 +1,199 @@
+/**
+ * The venue of a run on network `sim`: the local venue started in-process (no `venueUrl`), or a
+ * running `clobbot sim` at `venueUrl`. Reads its markets and contracts (`GET /sim/info`), finds
+ * the account, and makes sure the trading wallet can trade for it:
+ *
+ * - in-process: the wallet owns its account; it is funded from the sim config's `funding.default`
+ *   (`POST /sim/fund`) and set up (EIP-7702 delegation + TRADE grant, as `clobbot account setup`),
+ *   and the run waits for the grant's CONFIRMED outcome;
+ * - a running venue: the relay is asked whether the wallet is delegated and holds TRADE (the probe
+ *   of `clobbot account setup`); when not and the wallet owns its account, the run funds and sets
+ *   it up the same way; when another address owns it, `clobbot account setup` must be run first.
+ */
+import { BaseError } from '../../core/base-error.ts';
+import type { IdSource } from '../../core/ids.ts';
+import type { Logger } from '../../core/logger.ts';
+import type { RandomSource } from '../../core/random.ts';
+import { configError, loadConfigOrThrow } from '../../config/load-config.ts';
+import type { ConfigIssue } from '../../config/config-issue.ts';
+import type { ResolvedNetwork } from '../../config/network-config.ts';
+import { resolveRunNetwork, type RunConfig } from '../../config/run-config.ts';
+import { simConfigSchema } from '../../config/sim-config.ts';
+import { locateInYaml, type YamlSource } from '../../config/yaml-source.ts';
+import type { Address } from '../../protocol/encoding.ts';
+import type { MarketSpec } from '../../venue/market-spec.ts';
+import { isClientError } from '../../clients/client-error.ts';
+import type { ClientContext } from '../../clients/send-request.ts';
+import { createRelaySession } from '../../execution/relay-session.ts';
+import { probeSignerGrant } from '../../execution/relay-signer-probe.ts';
+import { createRestRelayTransport } from '../../execution/relay-transport.ts';
+import type { WalletSigner } from '../../execution/signer-source.ts';
+import { createSimServer, cryptoRandom, type SimServer } from '../../sim/sim-server.ts';
+import {
+  describeAnswer,
+  fundingAmounts,
+  fundOwner,
+  getSimInfo,
+  marketSpecsOf,
+  signDelegation,
+  signTradeGrant,
+  simFund,
+  submitSignerAuthorization,
+  type SimInfo,
+} from '../sim-account.ts';
+
+export const DEFAULT_SIM_CONFIG = 'config/sim.yaml';
+/** How long the run waits for the grant's outcome. */
+const SETUP_DEADLINE_MS = 60_000;
+
+export interface VenueConnection {
+  readonly network: ResolvedNetwork;
+  readonly venueUrl: string;
+  readonly info: SimInfo;
+  /** The run's markets, in run-file order. */
+  readonly specs: readonly MarketSpec[];
+  readonly accountId: bigint;
+  /** The account owner (user-data queries are by owner). */
+  readonly owner: Address;
+  /** The in-process venue, when the run started one. */
+  readonly server: SimServer | undefined;
+  /** What was done to make the wallet ready, for the run's header (`funded …; TRADE granted in block 7`). */
+  readonly setup: string;
+  /** Stops the in-process venue (nothing for a running one). Idempotent. */
+  stop(): Promise<void>;
+}
+
+export interface ConnectSimVenueParameters {
+  readonly config: RunConfig;
+  readonly source: YamlSource;
+  readonly wallet: WalletSigner;
+  readonly env: Record<string, string | undefined>;
+  readonly context: ClientContext;
+  readonly ids: IdSource;
+  readonly logger: Logger;
+  /** Seed of the in-process venue's faults. */
+  readonly random: RandomSource;
+}
+
+function located(source: YamlSource, path: (string | number)[], message: string): ConfigIssue {
+  const { line, column } = locateInYaml(source, path);
+  return { kind: 'schema', file: source.file, line, column, path, message };
+}
+
+/** Starts (or reaches) the sim venue and readies the account. */
+export async function connectSimVenue(params: ConnectSimVenueParameters): Promise<VenueConnection> {
+  const { config, source, wallet, context, logger } = params;
+  const owner = config.account.owner ?? wallet.address;
+  let server: SimServer | undefined;
+  let venueUrl: string;
+  const simFile = config.simConfig ?? DEFAULT_SIM_CONFIG;
+  const sim = config.venueUrl === undefined || owner === wallet.address ? await loadConfigOrThrow(simFile, simConfigSchema, { env: params.env }) : undefined;
+
+  if (config.venueUrl === undefined) {
+    if (owner !== wallet.address) {
+      throw configError(source.file, [
+        located(source, ['account', 'owner'], 'on an in-process venue the trading wallet owns its account: leave account.owner out (or set venueUrl to a running clobbot sim)'),
+      ]);
+    }
+    server = createSimServer({
+      config: sim!,
+      clock: context.clock,
+      random: params.random,
+      secrets: cryptoRandom(),
+      logger: logger.child({ component: 'sim' }, { level: 'warn' }),
+      backgroundFlow: true,
+    });
+    const address = await server.start({ port: 0 });
+    venueUrl = address.url.replace(/\/+$/, '');
+    logger.info({ url: venueUrl, config: simFile }, 'in-process venue listening');
+  } else {
+    venueUrl = config.venueUrl;
+  }
+  const stop = async () => {
+    await server?.stop();
+  };
+
+  try {
+    let info: SimInfo;
+    try {
+      info = await getSimInfo(context, venueUrl);
+    } catch (error) {
+      if (server === undefined && (isClientError(error, 'HTTP_UNAVAILABLE') || isClientError(error, 'HTTP_TIMEOUT'))) {
+        throw new BaseError('HTTP_UNAVAILABLE', `the local venue at ${venueUrl} cannot be reached: is \`clobbot sim\` running? (venueUrl in ${source.file})`, { cause: error });
+      }
+      throw error;
+    }
+    const network = resolveRunNetwork(config, { network: 'sim', venueUrl, chainId: info.chainId });
+    const { specs, missing } = marketSpecsOf(info, config.markets);
+    if (missing.length > 0) {
+      const listed = info.markets.map((market) => market.symbol).join(', ') || 'none';
+      throw configError(
+        source.file,
+        missing.map((symbol) => located(source, ['markets', config.markets.indexOf(symbol)], `${symbol} is not a market of the venue (${server ? simFile : venueUrl} lists ${listed})`)),
+      );
+    }
+    const market = specs[0]!;
+
+    // The account: opened (empty) when the owner has none yet.
+    const openWith = info.tokens[0]?.symbol ?? market.quoteToken.symbol;
+    let accountId = server === undefined && config.account.id !== undefined ? config.account.id : await simFund(context, venueUrl, { owner, token: openWith, amount: 0n });
+
+    const session = createRelaySession({ ...context, logger }, { network: network.name, relayUrl: network.hosts.relayUrl!, signer: wallet.account, logger });
+    const transport = createRestRelayTransport(
+      { ...context, logger },
+      { network: network.name, relayUrl: network.hosts.relayUrl!, rpcUrl: network.hosts.rpcUrl!, session, receiptPollMs: 100, receiptDeadlineMs: SETUP_DEADLINE_MS },
+    );
+    await transport.start();
+    try {
+      if (server === undefined) {
+        const probe = await probeSignerGrant((request) => transport.submit(request), {
+          signer: wallet.account,
+          chainId: network.chainId,
+          domainVersion: network.tradingWalletDomainVersion,
+          accountId,
+          market: market.address,
+          requestId: params.ids.next(),
+          nonce: BigInt(context.clock.now()),
+        });
+        if (probe.delegated === true && probe.trade === true) {
+          return { network, venueUrl, info, specs, accountId, owner, server, setup: `already set up (delegated, TRADE on account ${accountId})`, stop };
+        }
+        if (owner !== wallet.address) {
+          throw new BaseError(
+            'RUN_ACCOUNT_NOT_READY',
+            `the trading wallet ${wallet.address} cannot trade for account ${accountId} of ${owner} yet (the relay says ${probe.code}): run clobbot account setup --config ${source.file} first`,
+            { details: { wallet: wallet.address, owner, code: probe.code } },
+          );
+        }
+      }
+      // Fund and set up the wallet's own account.
+      const amounts = fundingAmounts(sim!, info);
+      accountId = await fundOwner(context, venueUrl, owner, amounts, openWith);
+      const funded = amounts.length === 0 ? `nothing to fund (funding.default of ${simFile} is empty)` : `funded ${amounts.map((amount) => `${amount.human} ${amount.symbol}`).join(', ')}`;
+      const delegate = info.contracts.tradingWalletDelegate;
+      // The sim's EIP-7702 nonces start at 0 and are used only by setups.
+      const authorization7702 = await signDelegation(wallet, { network, delegate, nonce: 0n });
+      const grant = await signTradeGrant(wallet, { wallet: wallet.address, network, accountCore: info.contracts.accountCore, nowMs: context.clock.now() });
+      const requestId = params.ids.next();
+      const { answer, outcome, watched } = await submitSignerAuthorization(transport, { requestId, wallet: wallet.address, grant, authorization7702 });
+      if (!watched) {
+        throw new BaseError('ACCOUNT_SETUP_FAILED', `the relay did not take the signer authorization: ${describeAnswer(answer)}`, {
+          details: { status: answer.status, ...('code' in answer ? { code: answer.code } : {}) },
+        });
+      }
+      const result = await outcome;
+      if (result === undefined || result.status !== 'CONFIRMED') {
+        const why = result === undefined ? 'the receipt watch stopped' : `${result.status}${result.reason === null ? '' : `: ${result.reason}`}`;
+        throw new BaseError('ACCOUNT_SETUP_FAILED', `the signer authorization did not confirm: ${why}`, { details: { requestId, status: result?.status ?? 'NONE' } });
+      }
+      logger.info({ accountId: String(accountId), block: String(result.blockNumber), txHash: result.txHash }, 'trading wallet set up: delegated, TRADE granted');
+      return { network, venueUrl, info, specs, accountId, owner, server, setup: `${funded}; delegated and granted TRADE (CONFIRMED in block ${result.blockNumber})`, stop };
+    } finally {
+      await transport.stop();
+      session.stop();
+    }
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

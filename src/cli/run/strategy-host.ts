@@ -1,0 +1,251 @@
+/**
+ * Runs one strategy of a run: builds its StrategyContext, calls `create` once, checks every intent
+ * it emits before the engine sees it, and hands the valid ones to `submit`.
+ *
+ * - `create` throwing, or its stream erroring, is STRATEGY_FAILED; an intent that breaks a slot or
+ *   market rule (slot >= 62 or twice, price off the tick, size out of range, empty, a market that is
+ *   not the strategy's) is STRATEGY_INTENT_INVALID. Either is reported once through `onFailure` and
+ *   the strategy is stopped: the run then stops, cancelling its orders.
+ * - A strategy that has emitted nothing after `idleWarnMs` gets one warning: quiet is not an error
+ *   (a grid waiting for a mid, a TWAP between slices).
+ * - Completing is the strategy saying it is done (`onComplete`); its orders stay until the run stops.
+ * - Stale slots: when an intent reverts because a slot no longer holds the order the engine bound it
+ *   to (EXPECTED_ORDER_ID_MISMATCH: the order filled, and the fill has not reached the engine's state
+ *   yet), the strategy's next slot-bound intents of that market would revert the same way, block
+ *   after block. They are held back (dropped, counted in `held`) until the market's own state shows
+ *   other orders in its slots, or `staleHoldMs` passes; the strategy plans again on that new state.
+ */
+import { Subscription, timer, type Observable } from 'rxjs';
+import { BaseError } from '../../core/base-error.ts';
+import type { Clock } from '../../core/clock.ts';
+import type { Logger } from '../../core/logger.ts';
+import type { RandomSource } from '../../core/random.ts';
+import type { Address } from '../../protocol/encoding.ts';
+import type { IntentFate } from '../../execution/execution-engine.ts';
+import type { Intent } from '../../strategy/intents.ts';
+import type { LoadedStrategy } from '../../strategy/load-strategy.ts';
+import type { OwnMarketState, StrategyContext, StrategyMarket } from '../../strategy/strategy-context.ts';
+import { intentProblems } from '../../testing/simulated-account.ts';
+
+const INTENT_TYPES = new Set<string>(['PlaceAndCancel', 'ReplaceSlots', 'CancelTrigger', 'CancelAll', 'CreateBatchTrigger', 'CreateReplaceTrigger']);
+
+/** What a strategy's intents came to, for the summary. */
+export interface StrategyTally {
+  emitted: number;
+  submitted: number;
+  /** Intents held back after a stale-slot revert (see the module comment). */
+  held: number;
+  readonly fates: Map<IntentFate['status'], number>;
+  /** Codes of REJECTED and REFUSED fates, with counts. */
+  readonly codes: Map<string, number>;
+}
+
+export interface StrategyHostParameters {
+  readonly strategy: LoadedStrategy;
+  /** The strategy's markets by symbol, in run-file order. */
+  readonly markets: ReadonlyMap<string, StrategyMarket>;
+  readonly clock: Clock;
+  readonly random: RandomSource;
+  /** The run's logger; the strategy gets a child bound to its name. */
+  readonly logger: Logger;
+  readonly submit: (intent: Intent) => Promise<IntentFate>;
+  /** Warn once when nothing was emitted this long after the start. */
+  readonly idleWarnMs: number;
+  readonly onFailure: (error: BaseError) => void;
+  readonly onComplete: () => void;
+  /** Longest hold of slot-bound intents after a stale-slot revert. Default 5 000 ms. */
+  readonly staleHoldMs?: number;
+}
+
+/** The revert reason of an intent whose slot no longer held the order it was bound to. */
+const STALE_SLOT_REASON = 'EXPECTED_ORDER_ID_MISMATCH';
+
+/** Which orders the slots hold, as a comparable key. */
+function slotsKey(state: OwnMarketState): string {
+  return state.slots.map((order) => (order === null ? '-' : String(order.orderId ?? '?'))).join(',');
+}
+
+/** Whether an intent names slots by the orders they hold (so a stale view of them makes it revert). */
+function bindsSlots(intent: Intent): boolean {
+  return (intent.type === 'ReplaceSlots' && intent.ops.length > 0) || (intent.type === 'PlaceAndCancel' && intent.cancelSlots.length > 0);
+}
+
+export interface StrategyHost {
+  readonly name: string;
+  readonly tally: StrategyTally;
+  /** Whether the intent stream completed. */
+  completed(): boolean;
+  /** The failure that stopped it, if any. */
+  failure(): BaseError | undefined;
+  /** Calls create and subscribes. */
+  start(): void;
+  /** Unsubscribes. Idempotent. */
+  stop(): void;
+}
+
+function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message.split('\n')[0] ?? '';
+  return String(error);
+}
+
+/** What is wrong with a value a strategy emitted as an intent, for the strategy's markets (empty: nothing). */
+export function intentShapeProblems(intent: unknown, markets: ReadonlyMap<Address, StrategyMarket>): string[] {
+  if (typeof intent !== 'object' || intent === null) return [`expected an intent object, got ${intent === null ? 'null' : typeof intent}`];
+  const candidate = intent as { type?: unknown; purpose?: unknown; market?: unknown };
+  if (typeof candidate.type !== 'string' || !INTENT_TYPES.has(candidate.type)) {
+    return [`type must be one of ${[...INTENT_TYPES].join(', ')}`];
+  }
+  if (typeof candidate.purpose !== 'string' || candidate.purpose.length === 0) return ['purpose must be a non-empty string'];
+  const typed = intent as Intent;
+  // Trigger creation is well formed: the engine refuses it (INTENT_NOT_SUPPORTED_LIVE) with a fate.
+  if (typed.type === 'CreateBatchTrigger' || typed.type === 'CreateReplaceTrigger') return [];
+  if (typed.type === 'CancelTrigger') return typeof typed.triggerId === 'string' ? [] : ['triggerId must be a hex string'];
+  if ('market' in typed && typed.market !== undefined && typeof typed.market !== 'string') return ['market must be an address'];
+  const spec = 'market' in typed && typed.market !== undefined ? markets.get(typed.market.toLowerCase() as Address)?.spec : undefined;
+  if (typed.type === 'ReplaceSlots' && !Array.isArray(typed.ops)) return ['ops must be an array'];
+  if (typed.type === 'PlaceAndCancel' && (!Array.isArray(typed.cancelSlots) || !Array.isArray(typed.orders))) return ['cancelSlots and orders must be arrays'];
+  try {
+    return intentProblems(typed, spec).map((problem) =>
+      problem.startsWith('market ') && problem.endsWith('is not a market of the strategy') ? `${problem} (its markets: ${[...markets.values()].map((m) => m.spec.symbol).join(', ')})` : problem,
+    );
+  } catch (error) {
+    return [messageOf(error)];
+  }
+}
+
+/** A short description of an intent for logs. */
+function describeIntent(intent: Intent): Record<string, unknown> {
+  switch (intent.type) {
+    case 'ReplaceSlots':
+      return { type: intent.type, market: intent.market, purpose: intent.purpose, ops: intent.ops.length };
+    case 'PlaceAndCancel':
+      return { type: intent.type, market: intent.market, purpose: intent.purpose, cancels: intent.cancelSlots.length, orders: intent.orders.length };
+    default:
+      return { type: intent.type, purpose: intent.purpose };
+  }
+}
+
+/**
+ * @example
+ * const host = createStrategyHost({ strategy, markets, clock, random, logger, submit: (intent) => engine.submit(intent), idleWarnMs: 30_000, onFailure, onComplete });
+ * host.start();
+ */
+export function createStrategyHost(params: StrategyHostParameters): StrategyHost {
+  const { strategy, clock } = params;
+  const log = params.logger.child({ strategy: strategy.name });
+  const where = `strategy ${strategy.name} (${strategy.module})`;
+  const byAddress = new Map<Address, StrategyMarket>();
+  for (const market of params.markets.values()) byAddress.set(market.spec.address, market);
+  const tally: StrategyTally = { emitted: 0, submitted: 0, held: 0, fates: new Map(), codes: new Map() };
+  const staleHoldMs = params.staleHoldMs ?? 5_000;
+  const latest = new Map<Address, string>();
+  const holds = new Map<Address, { readonly key: string; readonly until: number }>();
+  const subscription = new Subscription();
+  let failed: BaseError | undefined;
+  let completed = false;
+  let stopped = false;
+
+  const fail = (error: BaseError) => {
+    if (failed !== undefined || stopped) return;
+    failed = error;
+    log.error({ code: error.code }, error.message);
+    subscription.unsubscribe();
+    params.onFailure(error);
+  };
+
+  const onFate = (intent: Intent, fate: IntentFate) => {
+    tally.fates.set(fate.status, (tally.fates.get(fate.status) ?? 0) + 1);
+    if (fate.status === 'REJECTED' || fate.status === 'REFUSED') {
+      tally.codes.set(fate.code, (tally.codes.get(fate.code) ?? 0) + 1);
+      log.warn({ ...describeIntent(intent), status: fate.status, code: fate.code, reason: fate.message }, 'intent not executed');
+    } else if (fate.status === 'REVERTED' || fate.status === 'DROPPED') {
+      // The engine logs the request's outcome with its reason; here it is tied to the strategy.
+      log.debug({ ...describeIntent(intent), status: fate.status, txHash: fate.txHash, reason: fate.reason }, 'intent did not execute');
+      const market = 'market' in intent && intent.market !== undefined ? (intent.market.toLowerCase() as Address) : undefined;
+      if (fate.status === 'REVERTED' && market !== undefined && fate.reason?.startsWith(STALE_SLOT_REASON) === true) {
+        holds.set(market, { key: latest.get(market) ?? '', until: clock.now() + staleHoldMs });
+      }
+    } else {
+      log.debug({ ...describeIntent(intent), status: fate.status }, 'intent done');
+    }
+  };
+
+  const onIntent = (intent: Intent) => {
+    if (failed !== undefined || stopped) return;
+    tally.emitted += 1;
+    const problems = intentShapeProblems(intent, byAddress);
+    if (problems.length > 0) {
+      const type = typeof intent === 'object' && intent !== null && typeof (intent as { type?: unknown }).type === 'string' ? `${(intent as { type: string }).type} ` : '';
+      fail(
+        new BaseError('STRATEGY_INTENT_INVALID', `${where} emitted an invalid ${type}intent: ${problems.join('; ')}`, {
+          details: { strategy: strategy.name, module: strategy.module, problems },
+        }),
+      );
+      return;
+    }
+    const market = 'market' in intent && intent.market !== undefined ? (intent.market.toLowerCase() as Address) : undefined;
+    const hold = market === undefined ? undefined : holds.get(market);
+    if (hold !== undefined && market !== undefined) {
+      if (clock.now() < hold.until && latest.get(market) === hold.key && bindsSlots(intent)) {
+        tally.held += 1;
+        log.debug({ ...describeIntent(intent) }, 'held back: its slots may hold filled orders the engine has not seen yet');
+        return;
+      }
+      holds.delete(market);
+    }
+    tally.submitted += 1;
+    params.submit(intent).then(
+      (fate) => onFate(intent, fate),
+      (error: unknown) => log.error({ err: error, ...describeIntent(intent) }, 'the engine failed to take an intent'),
+    );
+  };
+
+  return {
+    name: strategy.name,
+    tally,
+    completed: () => completed,
+    failure: () => failed,
+    start() {
+      const context: StrategyContext<unknown> = { params: strategy.params, markets: params.markets, clock, random: params.random, logger: log };
+      let intents$: Observable<Intent>;
+      try {
+        intents$ = strategy.definition.create(context);
+        if (typeof (intents$ as { subscribe?: unknown } | undefined)?.subscribe !== 'function') {
+          throw new TypeError(`create returned ${intents$ === null ? 'null' : typeof intents$}, not an Observable of intents`);
+        }
+      } catch (error) {
+        fail(new BaseError('STRATEGY_FAILED', `${where} failed to start: ${messageOf(error)}`, { details: { strategy: strategy.name, module: strategy.module }, cause: error }));
+        return;
+      }
+      subscription.add(
+        timer(params.idleWarnMs, clock.scheduler).subscribe(() => {
+          if (tally.emitted === 0 && !completed) {
+            log.warn({ afterMs: params.idleWarnMs }, `${where} has emitted no intent in ${Math.round(params.idleWarnMs / 1000)} s`);
+          }
+        }),
+      );
+      for (const market of params.markets.values()) {
+        subscription.add(market.state$.subscribe((state) => latest.set(market.spec.address, slotsKey(state))));
+      }
+      log.info({ module: strategy.module, markets: [...params.markets.keys()] }, 'strategy started');
+      subscription.add(
+        intents$.subscribe({
+          next: onIntent,
+          error: (error: unknown) =>
+            fail(new BaseError('STRATEGY_FAILED', `${where} failed: ${messageOf(error)}`, { details: { strategy: strategy.name, module: strategy.module }, cause: error })),
+          complete: () => {
+            if (failed !== undefined || stopped) return;
+            completed = true;
+            log.info({ intents: tally.emitted }, 'strategy completed');
+            params.onComplete();
+          },
+        }),
+      );
+    },
+    stop() {
+      if (stopped) return;
+      stopped = true;
+      subscription.unsubscribe();
+    },
+  };
+}

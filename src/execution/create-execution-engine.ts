@@ -1,0 +1,1482 @@
+/**
+ * The execution engine (contract: execution-engine.ts; rules: docs/execution.md). It composes the
+ * journal, the nonce source, the intent queue, the in-flight cap, the risk checks, the kill switch,
+ * the portfolio and a RelayTransport:
+ *
+ *   submit(intent) -> risk check -> queue -> (a place under the cap, placements allowed)
+ *     -> expected order ids from the portfolio's slots (wait while an id is unknown) -> nonce
+ *     -> EIP-712 signature -> journal `signed` (fsynced) -> transport.submit
+ *     -> `sent`, `response` -> terminal outcome (or reconciliation) -> `outcome`, `resolved` -> fate
+ *
+ * One pump signs and hands requests to the transport one at a time, so requests reach the
+ * transport in nonce order; answers and outcomes come back asynchronously. Every timer runs on the
+ * clock's scheduler; ids come from the id source; nothing reads wall time.
+ */
+import { BehaviorSubject, Subject, Subscription, type Observable } from 'rxjs';
+import { BaseError, isBaseError } from '../core/base-error.ts';
+import type { Logger } from '../core/logger.ts';
+import type { Address, Hex } from '../protocol/encoding.ts';
+import { encodeRelayRestRequest, parseRelayRestRequest, type RelayRestRequest } from '../protocol/relay-request.ts';
+import { isRiskReducing, type Intent } from '../strategy/intents.ts';
+import type { OwnFill } from '../strategy/strategy-context.ts';
+import type {
+  EngineStats,
+  EngineTuning,
+  ExecutionEngine,
+  ExecutionEngineContext,
+  ExecutionEngineParameters,
+  IntentFate,
+  IntentReport,
+} from './execution-engine.ts';
+import { InFlightTracker } from './in-flight-tracker.ts';
+import { IntentQueue, type DroppedIntent } from './intent-queue.ts';
+import { planIntent, planMarket, type RequestPlan } from './intent-plan.ts';
+import { createPlanSigner, intentOfPlan, isTriggerCreation, planOfRequest, requestStampOf, type PlanSigner } from './intent-signer.ts';
+import { journalHistory, readJournalRecords } from './journal-history.ts';
+import { summarizeIntent, type FinalStatus, type JournalRecordInput, type ResolvedHow } from './journal-record.ts';
+import { nodeJournalFs, openJournal, type Journal, type UnresolvedRequest } from './journal.ts';
+import { createKillSwitch, killSwitchParameters, type KillSwitch, type KillSwitchTrip } from './kill-switch.ts';
+import { createNonceSource, DEFAULT_MAX_FUTURE_SKEW_MS, type NonceSource } from './nonce-source.ts';
+import { createPortfolio, type Portfolio, type RequestStatus } from './portfolio.ts';
+import { reconcileRequest, TxEvidence, type NonceFence, type ReconcileSubject } from './reconciler.ts';
+import type { LateResponse, SubmitAnswer, TransportConnectionEvent, TransportOutcome, TransportRoute } from './relay-transport.ts';
+import { createRiskCheck, riskLimits, type RiskCheck } from './risk.ts';
+
+/** Default seconds a signed intent stays valid. */
+export const DEFAULT_DEADLINE_SEC = 60;
+
+/** Default timings (EngineTuning); `stopTimeoutMs` is derived from the deadline when not given. */
+export const DEFAULT_ENGINE_TUNING: Omit<EngineTuning, 'stopTimeoutMs'> = Object.freeze({
+  pollMs: 1_000,
+  idlePollMs: 5_000,
+  activeOrdersEveryMs: 15_000,
+  eventsOverlapMs: 5_000,
+  reconcileGraceMs: 10_000,
+  eventLagMs: 3_000,
+  reconcileQuietMs: 3_000,
+  maxAttempts: 5,
+  idWaitMs: 5_000,
+  resendDelayMs: 250,
+  outcomeWaitMs: 5_000,
+  outcomeGiveUpMs: 60_000,
+});
+
+/** A NOT_SENT request is sent again (same body) at most this many times. */
+const MAX_RESENDS = 6;
+/** A resend needs at least this much of its deadline left; otherwise the intent is signed anew. */
+const RESEND_MIN_DEADLINE_LEFT_MS = 5_000;
+/** Order events older than this are dropped from the reconciliation index. */
+const EVIDENCE_KEEP_MS = 10 * 60_000;
+
+interface Aggregate {
+  readonly intent: Intent;
+  readonly resolve: (fate: IntentFate) => void;
+  remaining: number;
+  readonly fates: IntentFate[];
+}
+
+/** One intent given to the engine, from submit to its fate. */
+interface Ticket {
+  readonly seq: number;
+  readonly intent: Intent;
+  readonly riskReducing: boolean;
+  readonly resolve: (fate: IntentFate) => void;
+  readonly parent: Aggregate | undefined;
+  /** Signed requests made for it so far. */
+  attempts: number;
+  /** When it started waiting for order ids, and the portfolio version it waited on. */
+  parkedSince: number | undefined;
+  parkedVersion: number;
+  settled: boolean;
+}
+
+type Phase = 'sending' | 'broadcast' | 'reconciling' | 'waiting-resend' | 'done';
+
+/** One signed request, from its `signed` record to its `resolved` record. */
+interface EngineRequest {
+  readonly requestId: string;
+  readonly ticket: Ticket | undefined;
+  readonly nonce: bigint;
+  readonly deadlineMs: number;
+  readonly signedAt: number;
+  /** The signed request (undefined when a restored body cannot be read). */
+  readonly request: RelayRestRequest | undefined;
+  readonly plan: RequestPlan | undefined;
+  phase: Phase;
+  txHash: Hex | undefined;
+  via: TransportRoute | undefined;
+  /** Its WebSocket connection closed while it waited for its answer. */
+  lostConnection: boolean;
+  reconcileSince: number;
+  /** A reconciliation pass long enough after it began found nothing: it holds nothing back. */
+  quiet: boolean;
+  /** What it holds back while unsettled: `start` everything new, `reconnect` placements. */
+  gating: 'start' | 'reconnect' | undefined;
+  resends: number;
+  /** The WebSocket connection that tracks its outcome (a BROADCAST or TIMEOUT answer on it). */
+  trackedOn: number | undefined;
+  /** Clock time of its BROADCAST answer. */
+  broadcastAt: number;
+}
+
+type Lifecycle = 'idle' | 'starting' | 'running' | 'stopping' | 'stopped';
+
+interface PendingConfirmation {
+  readonly requestId: string;
+  readonly market: Address;
+  readonly nonce: bigint;
+  readonly txHash: Hex | undefined;
+}
+
+function refused(error: BaseError): IntentFate {
+  return { status: 'REFUSED', code: error.code, message: error.message };
+}
+
+function short(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+/**
+ * The execution engine. See the module comment and docs/execution.md.
+ *
+ * @example
+ * const engine = createExecutionEngine({ clock, random, ids, logger }, {
+ *   network, signer: account, accountId, authNonce: 0n, markets, transport, userData, receipts,
+ *   journalDir: 'state', engine: config.engine, risk: config.risk, mid: (market) => mids.get(market),
+ * });
+ * await engine.start();
+ * const fate = await engine.submit(intent); // { status: 'CONFIRMED', requestId, txHash }
+ * await engine.stop();
+ */
+export function createExecutionEngine(context: ExecutionEngineContext, params: ExecutionEngineParameters): ExecutionEngine {
+  return new Engine(context, params);
+}
+
+class Engine implements ExecutionEngine {
+  readonly killSwitch: KillSwitch;
+  readonly reports$: Observable<IntentReport>;
+  readonly fills$: Observable<OwnFill>;
+  readonly stats$: Observable<EngineStats>;
+
+  readonly #context: ExecutionEngineContext;
+  readonly #params: ExecutionEngineParameters;
+  readonly #log: Logger;
+  readonly #tuning: EngineTuning;
+  readonly #deadlineSec: number;
+  readonly #portfolio: Portfolio;
+  readonly #ownKillSwitch: boolean;
+  readonly #risk: RiskCheck;
+  readonly #queue: IntentQueue<Ticket>;
+  readonly #tracker: InFlightTracker;
+  readonly #signer: PlanSigner;
+  readonly #evidence = new TxEvidence();
+  readonly #reports = new Subject<IntentReport>();
+  readonly #stats: BehaviorSubject<EngineStats>;
+  readonly #subscriptions = new Subscription();
+
+  #journal: Journal | undefined;
+  #nonces: NonceSource | undefined;
+  #lifecycle: Lifecycle = 'idle';
+  #startPromise: Promise<void> | undefined;
+  #stopPromise: Promise<EngineStats> | undefined;
+  /** Set when the journal failed: nothing more is signed. */
+  #broken: BaseError | undefined;
+
+  readonly #requests = new Map<string, EngineRequest>();
+  readonly #reconciling = new Set<EngineRequest>();
+  /** Tickets ready to go again (retries), before the queue. */
+  readonly #front: Ticket[] = [];
+  /** Tickets waiting for order ids. */
+  readonly #parked: Ticket[] = [];
+  /** Tickets waiting for a retry delay. */
+  readonly #delayed = new Map<Ticket, Subscription>();
+  /** NOT_SENT requests to send again, in nonce order. */
+  readonly #resends: { readonly request: EngineRequest; readonly at: number }[] = [];
+  #ticketSeq = 0;
+  #version = 0;
+  #pumping = false;
+  #pumpAgain = false;
+  #wakeTimer: Subscription | undefined;
+  #wakeAt = Number.POSITIVE_INFINITY;
+
+  /** The highest nonce handed to the transport. */
+  #lastHandedNonce = 0n;
+  #connectionId: number | undefined;
+  #seenOpen = false;
+  #fence: NonceFence | undefined;
+
+  #pollTimer: Subscription | undefined;
+  #pollDue = Number.POSITIVE_INFINITY;
+  #polling: Promise<void> | undefined;
+  #pollAgain = false;
+  #eventsCursorMs = 0;
+  #nextActiveAt = 0;
+
+  /** CONFIRMED outcomes not yet given to the portfolio (see #flushConfirmations), in nonce order. */
+  readonly #confirmations: PendingConfirmation[] = [];
+  /** Set while the journal is being restored: confirmations wait until every request is known. */
+  #holdConfirmations = false;
+  /** Settled requests whose outcome message may still come: they keep their place under the cap. */
+  readonly #lingering = new Map<string, Subscription>();
+  readonly #sweepTickets = new Set<Ticket>();
+  #stopSweep = false;
+  #lastSweepAt = Number.NEGATIVE_INFINITY;
+  readonly #waiters = new Set<() => void>();
+
+  readonly #count = {
+    signed: 0,
+    confirmed: 0,
+    reverted: 0,
+    dropped: 0,
+    rejected: 0,
+    refused: 0,
+    superseded: 0,
+    nothingToDo: 0,
+    reconnects: 0,
+    reconciled: 0,
+  };
+
+  constructor(context: ExecutionEngineContext, params: ExecutionEngineParameters) {
+    this.#context = context;
+    this.#params = params;
+    this.#log = context.logger.child({ component: 'execution-engine' });
+    this.#deadlineSec = params.deadlineSec ?? DEFAULT_DEADLINE_SEC;
+    const tuning = { ...DEFAULT_ENGINE_TUNING, ...params.tuning };
+    this.#tuning = { ...tuning, stopTimeoutMs: params.tuning?.stopTimeoutMs ?? this.#deadlineSec * 1000 + tuning.reconcileGraceMs + 5_000 };
+    const { clock } = context;
+    this.#portfolio = createPortfolio({ clock }, { markets: params.markets });
+    this.#ownKillSwitch = params.killSwitch === undefined;
+    this.killSwitch =
+      params.killSwitch ?? createKillSwitch({ clock, logger: this.#log }, killSwitchParameters(params.risk.killSwitch, params.markets[0]?.quoteToken.decimals ?? 6));
+    this.#risk = createRiskCheck(
+      { clock, portfolio: this.#portfolio, mid: params.mid, killSwitch: this.killSwitch },
+      { markets: params.markets.map((spec) => ({ spec, limits: riskLimits(params.risk, spec) })) },
+    );
+    this.#queue = new IntentQueue<Ticket>({ policy: params.engine.queuePolicy });
+    this.#tracker = new InFlightTracker({ maxPendingOutcomes: params.engine.maxPendingOutcomes });
+    this.#signer = createPlanSigner({
+      signer: params.signer,
+      chainId: params.network.chainId,
+      domainVersion: params.network.tradingWalletDomainVersion,
+      accountId: params.accountId,
+      authNonce: params.authNonce,
+    });
+    this.#stats = new BehaviorSubject(this.#snapshot());
+    this.reports$ = this.#reports.asObservable();
+    this.fills$ = this.#portfolio.fills$;
+    this.stats$ = this.#stats.asObservable();
+  }
+
+  // ---- public -----------------------------------------------------------------------------------
+
+  state$(market: Address) {
+    return this.#portfolio.state$(market);
+  }
+
+  stats(): EngineStats {
+    return this.#snapshot();
+  }
+
+  kill(reason: string): void {
+    this.killSwitch.trip(reason, 'command');
+  }
+
+  submit(intent: Intent): Promise<IntentFate> {
+    return new Promise<IntentFate>((resolve) => {
+      const ticket = this.#ticket(intent, resolve, undefined);
+      const refusal = this.#refusalAtSubmit(intent);
+      if (refusal !== undefined) {
+        this.#settle(ticket, refused(refusal));
+        return;
+      }
+      if (intent.type === 'CancelAll' && intent.market === undefined) {
+        // One CancelAll per market, one fate for all.
+        ticket.settled = true;
+        const markets = this.#portfolio.markets();
+        const aggregate: Aggregate = { intent, resolve, remaining: markets.length, fates: [] };
+        if (markets.length === 0) {
+          this.#count.nothingToDo += 1;
+          this.#report(intent, resolve, { status: 'NOTHING_TO_DO', reason: 'the engine trades no market' });
+          return;
+        }
+        for (const market of markets) this.#enqueue(this.#ticket({ type: 'CancelAll', market, purpose: intent.purpose }, () => undefined, aggregate));
+        this.#kick();
+        return;
+      }
+      this.#enqueue(ticket);
+      this.#kick();
+    });
+  }
+
+  start(): Promise<void> {
+    this.#startPromise ??= this.#start();
+    return this.#startPromise;
+  }
+
+  stop(options: { readonly cancelAll?: boolean; readonly timeoutMs?: number } = {}): Promise<EngineStats> {
+    this.#stopPromise ??= this.#stop(options);
+    return this.#stopPromise;
+  }
+
+  // ---- tickets -------------------------------------------------------------------------------
+
+  #ticket(intent: Intent, resolve: (fate: IntentFate) => void, parent: Aggregate | undefined): Ticket {
+    this.#ticketSeq += 1;
+    return { seq: this.#ticketSeq, intent, riskReducing: isRiskReducing(intent), resolve, parent, attempts: 0, parkedSince: undefined, parkedVersion: 0, settled: false };
+  }
+
+  #refusalAtSubmit(intent: Intent): BaseError | undefined {
+    if (this.#lifecycle === 'stopping' || this.#lifecycle === 'stopped') {
+      return new BaseError('ENGINE_STOPPED', 'the execution engine is stopping: it takes no new intents');
+    }
+    if (this.#broken !== undefined) return new BaseError('JOURNAL_UNAVAILABLE', `the journal failed, so nothing more is signed: ${this.#broken.message}`);
+    if (isTriggerCreation(intent)) {
+      return new BaseError('INTENT_NOT_SUPPORTED_LIVE', `${intent.type} is defined by the venue but not supported live`, { details: { type: intent.type } });
+    }
+    const market = 'market' in intent ? intent.market : undefined;
+    if (market !== undefined && !this.#portfolio.markets().includes(market.toLowerCase() as Address)) {
+      return new BaseError('RISK_MARKET_UNKNOWN', `market ${market} is not traded by this engine`, { details: { market } });
+    }
+    const verdict = this.#risk.check(intent);
+    return verdict.ok ? undefined : verdict.error;
+  }
+
+  #enqueue(ticket: Ticket): void {
+    const { intent } = ticket;
+    // A newer placement of a market and purpose supersedes one still waiting for order ids too.
+    if (this.#queue.policy === 'coalesce' && !ticket.riskReducing && 'market' in intent) {
+      for (let i = this.#parked.length - 1; i >= 0; i--) {
+        const parked = this.#parked[i]!;
+        if (!parked.riskReducing && 'market' in parked.intent && parked.intent.market?.toLowerCase() === intent.market?.toLowerCase() && parked.intent.purpose === intent.purpose) {
+          this.#parked.splice(i, 1);
+          this.#settle(parked, { status: 'SUPERSEDED' });
+        }
+      }
+    }
+    const result = this.#queue.push(intent, ticket);
+    if (result.status === 'refused') {
+      this.#settle(ticket, refused(new BaseError('INTENT_QUEUE_FULL', `${this.#queue.maxQueued} intents are queued (queuePolicy reject): the placement is refused`)));
+      return;
+    }
+    for (const dropped of result.superseded) this.#settle(dropped.meta, { status: 'SUPERSEDED' });
+    this.#publish();
+  }
+
+  #settle(ticket: Ticket, fate: IntentFate): void {
+    if (ticket.settled) return;
+    ticket.settled = true;
+    switch (fate.status) {
+      case 'REFUSED':
+        this.#count.refused += 1;
+        break;
+      case 'SUPERSEDED':
+        this.#count.superseded += 1;
+        break;
+      case 'NOTHING_TO_DO':
+        this.#count.nothingToDo += 1;
+        break;
+      default:
+        break;
+    }
+    const parent = ticket.parent;
+    if (parent === undefined) {
+      this.#report(ticket.intent, ticket.resolve, fate);
+    } else {
+      parent.fates.push(fate);
+      parent.remaining -= 1;
+      if (parent.remaining === 0) this.#report(parent.intent, parent.resolve, aggregateFate(parent.fates));
+    }
+    if (this.#sweepTickets.delete(ticket)) this.#sweepSoon();
+    this.#publish();
+    this.#wake();
+  }
+
+  #report(intent: Intent, resolve: (fate: IntentFate) => void, fate: IntentFate): void {
+    resolve(fate);
+    this.#reports.next({ intent, fate });
+  }
+
+  // ---- start --------------------------------------------------------------------------------
+
+  async #start(): Promise<void> {
+    if (this.#lifecycle !== 'idle') return;
+    this.#lifecycle = 'starting';
+    const { clock } = this.#context;
+    const params = this.#params;
+    const fs = params.journalFs ?? nodeJournalFs;
+    const journal = openJournal({ clock, fs }, { dir: params.journalDir, network: params.network.name, wallet: this.#signer.wallet });
+    this.#journal = journal;
+    const history = journalHistory(readJournalRecords(journal.path, (path) => fs.readFileSync(path)));
+    const nonces = createNonceSource({ clock }, { floor: journal.restored.nonceFloor, maxFutureSkewMs: params.maxFutureSkewMs ?? DEFAULT_MAX_FUTURE_SKEW_MS });
+    for (const nonce of history.nonces) nonces.raiseFloor(nonce);
+    this.#nonces = nonces;
+    this.#lastHandedNonce = nonces.last();
+
+    // The confirmed placements since the last compaction: the slots of the orders still open. They
+    // reach the portfolio in nonce order with the unresolved ones (see #flushConfirmations).
+    this.#holdConfirmations = true;
+    for (const confirmed of history.confirmed) {
+      this.#evidence.claim(confirmed.txHash, confirmed.signedAt);
+      if (!this.#tracks(confirmed.plan)) continue;
+      try {
+        this.#portfolio.markPending(confirmed.requestId, intentOfPlan(confirmed.plan, confirmed.purpose), expectedOf(confirmed.plan));
+        this.#portfolio.applyOutcome(confirmed.requestId, 'BROADCAST', { txHash: confirmed.txHash });
+        const market = planMarket(confirmed.plan);
+        if (market === undefined) this.#portfolio.applyOutcome(confirmed.requestId, 'CONFIRMED', { txHash: confirmed.txHash });
+        else this.#confirmations.push({ requestId: confirmed.requestId, market: market.toLowerCase() as Address, nonce: confirmed.nonce, txHash: confirmed.txHash });
+      } catch (error) {
+        this.#log.warn({ err: error, requestId: confirmed.requestId }, 'a confirmed request of the journal cannot be replayed');
+      }
+    }
+    let oldest = history.oldestSignedAt;
+    const restored = journal.restored.unresolved.map((unresolved) => {
+      oldest = oldest === undefined ? unresolved.signedAt : Math.min(oldest, unresolved.signedAt);
+      return this.#restore(unresolved);
+    });
+    // Settled from the journal alone once every restored request is known.
+    for (const [index, settle] of restored.entries()) settle?.(journal.restored.unresolved[index]!);
+    this.#holdConfirmations = false;
+    this.#confirmations.sort((a, b) => (a.nonce < b.nonce ? -1 : a.nonce > b.nonce ? 1 : 0));
+    this.#flushConfirmations();
+    const now = clock.now();
+    this.#eventsCursorMs = (oldest ?? now) - this.#tuning.eventsOverlapMs;
+    this.#log.info(
+      {
+        journal: journal.path,
+        nonceFloor: nonces.last().toString(),
+        records: journal.restored.records,
+        replayed: history.confirmed.length,
+        unresolved: this.#requests.size,
+        truncatedBytes: journal.restored.truncatedBytes,
+      },
+      'journal opened',
+    );
+
+    const transport = params.transport;
+    this.#subscriptions.add(transport.outcomes$.subscribe((outcome) => this.#onOutcome(outcome)));
+    this.#subscriptions.add(transport.lateResponses$.subscribe((response) => this.#onLateResponse(response)));
+    this.#subscriptions.add(transport.connection$.subscribe((event) => this.#onConnection(event)));
+    this.#subscriptions.add(this.killSwitch.tripped$.subscribe((trip) => this.#onTrip(trip)));
+    for (const market of this.#portfolio.markets()) {
+      this.#subscriptions.add(
+        this.#portfolio.state$(market).subscribe(() => {
+          this.#version += 1;
+          if (this.#parked.length > 0) this.#kick();
+          if (this.killSwitch.isTripped() || this.#stopSweep) this.#sweepSoon();
+        }),
+      );
+    }
+    await transport.start();
+    if (this.#ownKillSwitch) this.killSwitch.start();
+    // Stopped while starting: stop() finishes the work.
+    if (this.#lifecycle !== 'starting') return;
+    this.#lifecycle = 'running';
+    await this.#poll();
+    this.#kick();
+  }
+
+  #tracks(plan: RequestPlan): boolean {
+    if (plan.kind === 'cancel-trigger') return true;
+    return this.#portfolio.markets().includes(plan.market.toLowerCase() as Address);
+  }
+
+  /**
+   * A request the journal left unresolved: tracked again, and reconciled; returns how to settle it
+   * when the journal alone says enough (an outcome, or a rejection), to call once all are restored.
+   */
+  #restore(unresolved: UnresolvedRequest): ((unresolved: UnresolvedRequest) => void) | undefined {
+    const parsed = parseRelayRestRequest(unresolved.body);
+    const request = parsed.ok ? parsed.value : undefined;
+    const plan = request === undefined ? undefined : planOfRequest(request);
+    const stamp = request === undefined ? undefined : requestStampOf(request);
+    const deadlineMs = stamp === undefined ? unresolved.signedAt + this.#deadlineSec * 1000 : Number(stamp.deadlineSec) * 1000;
+    const req: EngineRequest = {
+      requestId: unresolved.requestId,
+      ticket: undefined,
+      nonce: unresolved.nonce,
+      deadlineMs,
+      signedAt: unresolved.signedAt,
+      request,
+      plan,
+      phase: 'reconciling',
+      txHash: unresolved.txHash,
+      via: unresolved.sends.at(-1),
+      lostConnection: true,
+      reconcileSince: this.#context.clock.now(),
+      quiet: false,
+      gating: 'start',
+      resends: 0,
+      trackedOn: undefined,
+      broadcastAt: 0,
+    };
+    this.#requests.set(req.requestId, req);
+    if (plan !== undefined && this.#tracks(plan)) {
+      try {
+        this.#portfolio.markPending(req.requestId, intentOfPlan(plan, unresolved.intent?.purpose ?? 'restored'), expectedOf(plan));
+        if (req.txHash !== undefined) this.#portfolio.applyOutcome(req.requestId, 'BROADCAST', { txHash: req.txHash });
+      } catch (error) {
+        this.#log.warn({ err: error, requestId: req.requestId }, 'a restored request cannot be tracked by the portfolio');
+      }
+    }
+    if (req.txHash !== undefined) this.#evidence.claim(req.txHash, req.signedAt);
+    this.#reconciling.add(req);
+    const outcome = unresolved.outcome;
+    if (outcome !== undefined) {
+      return () => this.#settleExecuted(req, outcome.status, outcome.txHash, 'outcome', outcome.reason ?? null, undefined);
+    }
+    const response = unresolved.response;
+    if (response?.status === 'REJECTED') {
+      return () => {
+        this.#finish(req, { how: 'rejected', status: 'REJECTED', reason: short(`${response.code ?? 'REJECTED'} (answered before a restart)`, 1024) });
+        this.#portfolio.applyOutcome(req.requestId, 'REJECTED');
+      };
+    }
+    return undefined;
+  }
+
+  // ---- the pump ------------------------------------------------------------------------------
+
+  #kick(): void {
+    if (this.#pumping) {
+      this.#pumpAgain = true;
+      return;
+    }
+    void this.#pump();
+  }
+
+  async #pump(): Promise<void> {
+    this.#pumping = true;
+    try {
+      do {
+        this.#pumpAgain = false;
+        while (await this.#step());
+      } while (this.#pumpAgain);
+    } catch (error) {
+      this.#log.error({ err: error }, 'execution engine pump failed');
+    } finally {
+      this.#pumping = false;
+      this.#publish();
+    }
+  }
+
+  /** Does one piece of work; false when there is none that may go now. */
+  async #step(): Promise<boolean> {
+    if ((this.#lifecycle !== 'running' && this.#lifecycle !== 'stopping') || this.#broken !== undefined) return false;
+    if (this.#gated('start')) return false;
+    const now = this.#context.clock.now();
+    const resend = this.#resends[0];
+    if (resend !== undefined) {
+      // Nothing new leaves before a request waiting to be sent again: nonces go out in order.
+      if (resend.at > now) {
+        this.#wakeAtTime(resend.at);
+        return false;
+      }
+      if (this.#tracker.available() <= 0) return false;
+      this.#resends.shift();
+      const ticket = resend.request.ticket;
+      const refusal = ticket === undefined ? undefined : this.#placementRefusal(ticket);
+      if (ticket !== undefined && refusal !== undefined) {
+        this.#finish(resend.request, { how: 'never-sent', status: 'NOT_SENT', reason: short(refusal.message, 1024) });
+        this.#portfolio.applyOutcome(resend.request.requestId, 'REJECTED');
+        this.#settle(ticket, refused(refusal));
+        return true;
+      }
+      this.#send(resend.request);
+      return true;
+    }
+    if (this.#tracker.available() <= 0) return false;
+    const ticket = this.#nextTicket(now);
+    if (ticket === undefined) return false;
+    await this.#process(ticket);
+    return true;
+  }
+
+  #placementsAllowed(): boolean {
+    return this.#lifecycle === 'running' && !this.killSwitch.isTripped() && !this.#gated('reconnect');
+  }
+
+  /** True while a request of that kind of reconciliation is unsettled and not yet quiet. */
+  #gated(kind: 'start' | 'reconnect'): boolean {
+    for (const req of this.#reconciling) if (req.gating === kind && !req.quiet) return true;
+    if (kind === 'reconnect') for (const req of this.#requests.values()) if (req.phase === 'sending' && req.lostConnection) return true;
+    return false;
+  }
+
+  #nextTicket(now: number): Ticket | undefined {
+    const placements = this.#placementsAllowed();
+    const pick = (list: Ticket[], eligible: (ticket: Ticket) => boolean): Ticket | undefined => {
+      let index = list.findIndex((ticket) => ticket.riskReducing && eligible(ticket));
+      if (index < 0 && placements) index = list.findIndex(eligible);
+      return index < 0 ? undefined : list.splice(index, 1)[0];
+    };
+    const retry = pick(this.#front, () => true);
+    if (retry !== undefined) return retry;
+    // Waiting for order ids: again once the portfolio changed, or (CancelAll) when the wait is over.
+    const parked = pick(
+      this.#parked,
+      (ticket) => ticket.parkedVersion !== this.#version || (ticket.intent.type === 'CancelAll' && now - (ticket.parkedSince ?? now) >= this.#tuning.idWaitMs),
+    );
+    if (parked !== undefined) return parked;
+    return this.#queue.take({ placementsAllowed: placements })?.meta;
+  }
+
+  async #process(ticket: Ticket): Promise<void> {
+    if (ticket.settled) return;
+    const { intent } = ticket;
+    const { clock } = this.#context;
+    const stopRefusal = this.#placementRefusal(ticket);
+    if (stopRefusal !== undefined) {
+      this.#settle(ticket, refused(stopRefusal));
+      return;
+    }
+    const verdict = this.#risk.check(intent);
+    if (!verdict.ok) {
+      this.#settle(ticket, refused(verdict.error));
+      return;
+    }
+    const now = clock.now();
+    const partial = intent.type === 'CancelAll' && ticket.parkedSince !== undefined && now - ticket.parkedSince >= this.#tuning.idWaitMs;
+    const planned = planIntent(intent, (market) => this.#portfolio.slotOrderIds(market), { partial });
+    switch (planned.status) {
+      case 'unsupported':
+        this.#settle(ticket, refused(new BaseError('INTENT_NOT_SUPPORTED_LIVE', `${intent.type} is not supported live`)));
+        return;
+      case 'empty':
+        this.#settle(ticket, { status: 'NOTHING_TO_DO', reason: 'no order rests in a known slot of the market' });
+        return;
+      case 'wait':
+        ticket.parkedSince ??= now;
+        ticket.parkedVersion = this.#version;
+        this.#parked.push(ticket);
+        if (intent.type === 'CancelAll') this.#wakeAtTime(ticket.parkedSince + this.#tuning.idWaitMs);
+        this.#log.debug({ slots: planned.slots, purpose: intent.purpose }, 'intent waits for the order ids of its slots');
+        return;
+      case 'ready':
+        break;
+    }
+    const nonces = this.#nonces!;
+    let nonce: bigint;
+    try {
+      nonce = nonces.next();
+    } catch (error) {
+      if (!isBaseError(error, 'NONCE_SKEW_EXCEEDED')) throw error;
+      this.#log.warn({ err: error }, 'nonce too far ahead of the clock: waiting');
+      this.#front.unshift(ticket);
+      this.#wakeAtTime(now + 100);
+      return;
+    }
+    const requestId = this.#context.ids.next();
+    const deadlineSec = Math.floor(now / 1000) + this.#deadlineSec;
+    let request: RelayRestRequest;
+    try {
+      request = await this.#signer.sign(planned.plan, { requestId, nonce, deadlineSec: BigInt(deadlineSec) });
+    } catch (error) {
+      this.#log.error({ err: error, purpose: intent.purpose }, 'signing failed');
+      this.#settle(ticket, refused(isBaseError(error) ? error : new BaseError('PROTOCOL_SIGNATURE_INVALID', 'the signer failed', { cause: error })));
+      return;
+    }
+    // The world may have moved while the signer worked.
+    const lateRefusal = this.#placementRefusal(ticket);
+    if (lateRefusal !== undefined) {
+      this.#settle(ticket, refused(lateRefusal));
+      return;
+    }
+    if (this.#broken !== undefined || this.#tracker.available() <= 0) {
+      this.#front.unshift(ticket);
+      return;
+    }
+    const body = encodeRelayRestRequest(request);
+    if (!this.#append({ kind: 'signed', requestId, nonce: nonce.toString(), method: request.method, intent: summarizeIntent(intent), body })) {
+      this.#settle(ticket, refused(new BaseError('JOURNAL_UNAVAILABLE', 'the journal failed: the request was not sent')));
+      return;
+    }
+    const req: EngineRequest = {
+      requestId,
+      ticket,
+      nonce,
+      deadlineMs: deadlineSec * 1000,
+      signedAt: clock.now(),
+      request,
+      plan: planned.plan,
+      phase: 'sending',
+      txHash: undefined,
+      via: undefined,
+      lostConnection: false,
+      reconcileSince: 0,
+      quiet: false,
+      gating: undefined,
+      resends: 0,
+      trackedOn: undefined,
+      broadcastAt: 0,
+    };
+    this.#requests.set(requestId, req);
+    this.#count.signed += 1;
+    ticket.attempts += 1;
+    ticket.parkedSince = undefined;
+    this.#portfolio.markPending(requestId, planned.intent, expectedOf(planned.plan));
+    this.#risk.record(intent);
+    this.killSwitch.recordSubmission();
+    this.#send(req);
+  }
+
+  /** Why a placement may no longer be signed (kill switch, stopping); undefined for cancels. */
+  #placementRefusal(ticket: Ticket): BaseError | undefined {
+    if (ticket.riskReducing) return undefined;
+    const trip = this.killSwitch.tripped;
+    if (trip !== undefined) return new BaseError('RISK_KILL_SWITCH', `kill switch tripped (${trip.trigger}): ${trip.reason}`, { details: { trigger: trip.trigger } });
+    if (this.#lifecycle !== 'running') return new BaseError('ENGINE_STOPPED', 'the execution engine is stopping: placements are no longer signed');
+    return undefined;
+  }
+
+  // ---- sending and answers ---------------------------------------------------------------------
+
+  #send(req: EngineRequest): void {
+    req.phase = 'sending';
+    req.lostConnection = false;
+    this.#tracker.tryAcquire(req.requestId);
+    if (req.nonce > this.#lastHandedNonce) this.#lastHandedNonce = req.nonce;
+    let answer: Promise<SubmitAnswer>;
+    try {
+      answer = this.#params.transport.submit(req.request!);
+    } catch (error) {
+      answer = Promise.reject(error);
+    }
+    answer.then(
+      (value) => this.#onAnswer(req, value),
+      (error: unknown) => {
+        // A transport throws only when misused: whether anything left is unknown, so reconcile.
+        this.#log.error({ err: error, requestId: req.requestId }, 'the relay transport failed a submission');
+        this.#toReconciling(req, undefined);
+      },
+    );
+    this.#publish();
+  }
+
+  #onAnswer(req: EngineRequest, answer: SubmitAnswer): void {
+    if (req.phase === 'done') return;
+    if (answer.status === 'NOT_SENT') {
+      this.#onNotSent(req, answer.code, answer.reason);
+      return;
+    }
+    this.#append({ kind: 'sent', requestId: req.requestId, transport: answer.via });
+    req.via = answer.via;
+    switch (answer.status) {
+      case 'BROADCAST': {
+        this.#append({ kind: 'response', requestId: req.requestId, status: 'BROADCAST', txHash: answer.txHash.toLowerCase() as Hex });
+        this.#learnHash(req, answer.txHash);
+        const stale = answer.via === 'ws' && answer.connectionId !== undefined && this.#connectionId !== undefined && answer.connectionId !== this.#connectionId;
+        if (req.phase === 'reconciling') break;
+        req.broadcastAt = this.#context.clock.now();
+        if (req.lostConnection || stale) {
+          // Answered, but its connection is gone: its outcome will never come on it.
+          this.#tracker.release(req.requestId);
+          this.#toReconciling(req, 'reconnect');
+        } else {
+          if (answer.via === 'ws') req.trackedOn = answer.connectionId;
+          req.phase = 'broadcast';
+        }
+        break;
+      }
+      case 'REJECTED':
+        this.#append({
+          kind: 'response',
+          requestId: req.requestId,
+          status: 'REJECTED',
+          code: short(answer.code, 128),
+          retryable: answer.retryable,
+          ...(answer.retryAfterMs === null ? {} : { retryAfterMs: answer.retryAfterMs }),
+        });
+        this.#onRejected(req, answer.code, answer.message, answer.retryable, answer.retryAfterMs);
+        break;
+      case 'UNKNOWN':
+        this.#append({
+          kind: 'response',
+          requestId: req.requestId,
+          status: 'UNKNOWN',
+          code: short(answer.code, 128),
+          ...(answer.candidateTxHash === null ? {} : { txHash: answer.candidateTxHash.toLowerCase() as Hex }),
+        });
+        if (answer.candidateTxHash !== null) this.#learnHash(req, answer.candidateTxHash);
+        this.#portfolio.applyOutcome(req.requestId, 'UNKNOWN');
+        this.#toReconciling(req, req.lostConnection ? 'reconnect' : undefined);
+        break;
+      case 'TIMEOUT':
+        // The relay may still answer and track it on this connection: its place stays taken.
+        req.trackedOn = answer.connectionId;
+        this.#log.warn({ requestId: req.requestId, timeoutMs: answer.timeoutMs }, 'no answer in time: reconciling');
+        this.#toReconciling(req, undefined);
+        break;
+      case 'DISCONNECTED':
+        this.#tracker.release(req.requestId);
+        this.#toReconciling(req, 'reconnect');
+        break;
+    }
+    this.#publish();
+  }
+
+  /** A response after its TIMEOUT answer: as if it had come in time. */
+  #onLateResponse(response: LateResponse): void {
+    const req = this.#requests.get(response.requestId);
+    if (req === undefined || req.phase === 'done') return;
+    this.#log.info({ requestId: req.requestId, status: response.status }, 'late relay answer');
+    if (response.status === 'BROADCAST') {
+      this.#append({ kind: 'response', requestId: req.requestId, status: 'BROADCAST', txHash: response.txHash.toLowerCase() as Hex });
+      this.#learnHash(req, response.txHash);
+    } else if (response.status === 'REJECTED') {
+      this.#append({ kind: 'response', requestId: req.requestId, status: 'REJECTED', code: short(response.code, 128), retryable: response.retryable });
+      this.#onRejected(req, response.code, response.message, response.retryable, response.retryAfterMs);
+    } else {
+      this.#append({
+        kind: 'response',
+        requestId: req.requestId,
+        status: 'UNKNOWN',
+        code: short(response.code, 128),
+        ...(response.candidateTxHash === null ? {} : { txHash: response.candidateTxHash.toLowerCase() as Hex }),
+      });
+      if (response.candidateTxHash !== null) this.#learnHash(req, response.candidateTxHash);
+    }
+    this.#requestPoll(0);
+  }
+
+  #learnHash(req: EngineRequest, txHash: string): void {
+    const hash = txHash.toLowerCase() as Hex;
+    if (req.txHash === undefined) req.txHash = hash;
+    this.#evidence.claim(hash, this.#context.clock.now());
+    this.#portfolio.applyOutcome(req.requestId, 'BROADCAST', { txHash: hash });
+  }
+
+  #onRejected(req: EngineRequest, code: string, message: string, retryable: boolean, retryAfterMs: number | null): void {
+    this.#count.rejected += 1;
+    this.killSwitch.recordFailure();
+    this.#finish(req, { how: 'rejected', status: 'REJECTED', reason: short(`${code}: ${message}`, 1024) });
+    this.#portfolio.applyOutcome(req.requestId, 'REJECTED');
+    const ticket = req.ticket;
+    if (ticket === undefined || ticket.settled) return;
+    // NONCE_NOT_INCREASING is final for that body, but a rejected request never executed: signing
+    // the intent again with a new nonce is safe (requests can overtake each other over REST).
+    const engineRetry = code === 'NONCE_NOT_INCREASING';
+    if ((retryable || engineRetry) && ticket.attempts < this.#tuning.maxAttempts && this.#placementRefusal(ticket) === undefined) {
+      const delay = retryAfterMs ?? (engineRetry ? 0 : 1_000);
+      this.#log.info({ requestId: req.requestId, code, retryInMs: delay, attempt: ticket.attempts }, 'rejected: signing it again with a new nonce');
+      this.#retryLater(ticket, delay);
+      return;
+    }
+    this.#log.warn({ requestId: req.requestId, code, message }, 'request rejected');
+    this.#settle(ticket, { status: 'REJECTED', requestId: req.requestId, code, message });
+  }
+
+  #onNotSent(req: EngineRequest, code: string, reason: string): void {
+    this.#tracker.release(req.requestId);
+    const now = this.#context.clock.now();
+    const ticket = req.ticket;
+    const running = this.#lifecycle === 'running' || this.#lifecycle === 'stopping';
+    // Nothing left this process. The same body may go again while no later nonce was handed to
+    // the transport (nonces must arrive in order) and its deadline leaves time.
+    if (running && req.request !== undefined && req.nonce >= this.#lastHandedNonce && req.resends < MAX_RESENDS && req.deadlineMs - now > RESEND_MIN_DEADLINE_LEFT_MS) {
+      req.resends += 1;
+      req.phase = 'waiting-resend';
+      const at = now + this.#tuning.resendDelayMs * 2 ** Math.min(3, req.resends - 1);
+      this.#resends.push({ request: req, at });
+      this.#resends.sort((a, b) => (a.request.nonce < b.request.nonce ? -1 : 1));
+      this.#log.info({ requestId: req.requestId, code, reason, resendInMs: at - now }, 'not sent: sending the same request again');
+      this.#wakeAtTime(at);
+      return;
+    }
+    this.#finish(req, { how: 'never-sent', status: 'NOT_SENT', reason: short(`${code}: ${reason}`, 1024) });
+    this.#portfolio.applyOutcome(req.requestId, 'REJECTED');
+    if (ticket === undefined || ticket.settled) return;
+    if (running && ticket.attempts < this.#tuning.maxAttempts && this.#placementRefusal(ticket) === undefined) {
+      this.#log.info({ requestId: req.requestId, code, reason }, 'not sent: signing the intent again');
+      this.#retryLater(ticket, this.#tuning.resendDelayMs);
+      return;
+    }
+    this.#settle(ticket, { status: 'REJECTED', requestId: req.requestId, code: 'NOT_SENT', message: `not sent (${code}): ${reason}` });
+  }
+
+  #retryLater(ticket: Ticket, delayMs: number): void {
+    if (delayMs <= 0) {
+      this.#front.push(ticket);
+      this.#kick();
+      return;
+    }
+    const timer = this.#context.clock.scheduler.schedule(() => {
+      this.#delayed.delete(ticket);
+      if (ticket.settled) return;
+      this.#front.push(ticket);
+      this.#kick();
+    }, delayMs);
+    this.#delayed.set(ticket, timer);
+  }
+
+  // ---- outcomes ------------------------------------------------------------------------------
+
+  #onOutcome(outcome: TransportOutcome): void {
+    const req = this.#requests.get(outcome.requestId);
+    if (req === undefined || req.phase === 'done') {
+      this.#stopLingering(outcome.requestId);
+      this.#log.debug({ requestId: outcome.requestId, status: outcome.status }, 'an outcome of no unresolved request');
+      return;
+    }
+    if (outcome.status === 'UNRESOLVED') {
+      this.#learnHash(req, outcome.txHash);
+      this.#tracker.release(req.requestId);
+      this.#toReconciling(req, undefined);
+      return;
+    }
+    this.#settleExecuted(req, outcome.status, outcome.txHash, outcome.via === 'ws' ? 'outcome' : 'receipt', outcome.reason, {
+      kind: 'outcome',
+      requestId: req.requestId,
+      txHash: outcome.txHash.toLowerCase() as Hex,
+      status: outcome.status,
+      ...(outcome.blockNumber === null ? {} : { blockNumber: outcome.blockNumber.toString() }),
+      ...(outcome.reason === null ? {} : { reason: short(outcome.reason, 1024) }),
+    });
+  }
+
+  /** A terminal status learnt from the relay, a receipt, the order events or the journal. */
+  #settleExecuted(
+    req: EngineRequest,
+    status: 'CONFIRMED' | 'REVERTED' | 'DROPPED',
+    txHash: string,
+    how: ResolvedHow,
+    reason: string | null,
+    outcomeRecord: JournalRecordInput | undefined,
+  ): void {
+    if (req.phase === 'done') return;
+    const hash = txHash === '' ? undefined : (txHash.toLowerCase() as Hex);
+    if (hash !== undefined) {
+      req.txHash ??= hash;
+      this.#evidence.claim(hash, this.#context.clock.now());
+    }
+    if (outcomeRecord !== undefined) this.#append(outcomeRecord);
+    // Queued before the request leaves the unresolved set, so the flush sees it in nonce order.
+    const market = req.plan === undefined ? undefined : planMarket(req.plan);
+    const queued = status === 'CONFIRMED' && market !== undefined;
+    if (queued) {
+      this.#confirmations.push({ requestId: req.requestId, market: market.toLowerCase() as Address, nonce: req.nonce, txHash: hash });
+      this.#confirmations.sort((a, b) => (a.nonce < b.nonce ? -1 : a.nonce > b.nonce ? 1 : 0));
+    }
+    this.#finish(req, { how, status, ...(hash === undefined ? {} : { txHash: hash }), ...(reason === null ? {} : { reason: short(reason, 1024) }) });
+    if (!queued) this.#portfolio.applyOutcome(req.requestId, status as RequestStatus, hash === undefined ? {} : { txHash: hash });
+    if (status === 'CONFIRMED') {
+      this.#count.confirmed += 1;
+      if (this.#fence === undefined || req.nonce > this.#fence.nonce) this.#fence = { nonce: req.nonce, atMs: this.#context.clock.now() };
+      if (req.plan !== undefined && req.plan.kind !== 'cancel-trigger') this.#requestPoll(this.#tuning.pollMs);
+    } else if (status === 'REVERTED') {
+      this.#count.reverted += 1;
+      this.killSwitch.recordFailure();
+    } else {
+      this.#count.dropped += 1;
+    }
+    if (status !== 'CONFIRMED') this.#log.info({ requestId: req.requestId, status, reason, how }, 'request not executed');
+    const ticket = req.ticket;
+    if (ticket !== undefined) {
+      this.#settle(
+        ticket,
+        status === 'CONFIRMED' ? { status, requestId: req.requestId, txHash: hash ?? '' } : { status, requestId: req.requestId, txHash: hash ?? '', reason },
+      );
+    }
+    this.#kick();
+  }
+
+  /**
+   * Hands CONFIRMED outcomes to the portfolio in nonce order per market: it infers slots by
+   * replaying placements in confirmation order, which must be their transactions' order, while a
+   * reconciled request can learn its fate after a later one. An outcome waits while a request of
+   * the same market with a lower nonce is unresolved.
+   */
+  #flushConfirmations(): void {
+    if (this.#confirmations.length === 0 || this.#holdConfirmations) return;
+    const lowest = new Map<Address, bigint>();
+    for (const req of this.#requests.values()) {
+      const market = req.plan === undefined ? undefined : planMarket(req.plan);
+      if (market === undefined) continue;
+      const key = market.toLowerCase() as Address;
+      const known = lowest.get(key);
+      if (known === undefined || req.nonce < known) lowest.set(key, req.nonce);
+    }
+    const waiting: PendingConfirmation[] = [];
+    for (const confirmation of this.#confirmations) {
+      const blocker = lowest.get(confirmation.market);
+      if (blocker !== undefined && blocker < confirmation.nonce) {
+        waiting.push(confirmation);
+        continue;
+      }
+      this.#portfolio.applyOutcome(confirmation.requestId, 'CONFIRMED', confirmation.txHash === undefined ? {} : { txHash: confirmation.txHash });
+    }
+    this.#confirmations.length = 0;
+    this.#confirmations.push(...waiting);
+  }
+
+  /** Writes the `resolved` record and forgets the request (its place under the cap too). */
+  #finish(req: EngineRequest, resolution: { readonly how: ResolvedHow; readonly status: FinalStatus; readonly txHash?: Hex; readonly reason?: string }): void {
+    if (req.phase === 'done') return;
+    req.phase = 'done';
+    this.#reconciling.delete(req);
+    this.#requests.delete(req.requestId);
+    if (resolution.how !== 'outcome' && req.trackedOn !== undefined && req.trackedOn === this.#connectionId && this.#tracker.has(req.requestId)) {
+      this.#linger(req.requestId);
+    } else {
+      this.#tracker.release(req.requestId);
+    }
+    this.#append({ kind: 'resolved', requestId: req.requestId, ...resolution });
+    this.#flushConfirmations();
+    this.#publish();
+    this.#wake();
+  }
+
+  /**
+   * Keeps the place under the cap of a request settled without its outcome message (by receipt or
+   * order events) while its connection may still deliver that outcome: the relay counts it as
+   * pending until it does. Released by the outcome, a new connection, or `outcomeGiveUpMs`.
+   */
+  #linger(requestId: string): void {
+    const timer = this.#context.clock.scheduler.schedule(() => {
+      this.#lingering.delete(requestId);
+      this.#tracker.release(requestId);
+      this.#publish();
+      this.#kick();
+    }, this.#tuning.outcomeGiveUpMs);
+    this.#lingering.set(requestId, timer);
+  }
+
+  #stopLingering(requestId: string): void {
+    const timer = this.#lingering.get(requestId);
+    if (timer === undefined) return;
+    timer.unsubscribe();
+    this.#lingering.delete(requestId);
+    this.#tracker.release(requestId);
+    this.#kick();
+  }
+
+  #toReconciling(req: EngineRequest, gating: 'reconnect' | undefined): void {
+    if (req.phase === 'done') return;
+    if (req.phase !== 'reconciling') {
+      req.phase = 'reconciling';
+      req.reconcileSince = this.#context.clock.now();
+      req.quiet = false;
+      this.#reconciling.add(req);
+    }
+    if (gating !== undefined && req.gating === undefined) req.gating = gating;
+    this.#requestPoll(0);
+    this.#publish();
+  }
+
+  // ---- connections ---------------------------------------------------------------------------
+
+  #onConnection(event: TransportConnectionEvent): void {
+    switch (event.type) {
+      case 'closed': {
+        const { state } = event;
+        if (state.kind === 'pending-outcome-limit') {
+          this.#log.warn({ awaiting: state.awaitingOutcome.length }, 'relay closed the socket at its pending-outcome limit (4008): some submissions may be out; reconciling them');
+        }
+        for (const id of state.awaitingOutcome) {
+          this.#stopLingering(id);
+          const req = this.#requests.get(id);
+          if (req === undefined || req.phase === 'done') continue;
+          this.#tracker.release(id);
+          if (req.phase === 'sending') req.lostConnection = true;
+          else if (req.via !== 'rest') this.#toReconciling(req, 'reconnect');
+        }
+        break;
+      }
+      case 'open': {
+        if (this.#seenOpen) this.#count.reconnects += 1;
+        this.#seenOpen = true;
+        this.#connectionId = event.connectionId;
+        for (const timer of this.#lingering.values()) timer.unsubscribe();
+        this.#lingering.clear();
+        const ids = new Set([...this.#tracker.reset(), ...(event.previous?.awaitingOutcome ?? [])]);
+        for (const id of ids) {
+          const req = this.#requests.get(id);
+          if (req === undefined || req.phase === 'done' || req.phase === 'sending' || req.phase === 'waiting-resend') continue;
+          // REST requests wait for their receipts, which no connection carries.
+          if (req.phase === 'broadcast' && req.via === 'rest') continue;
+          req.trackedOn = undefined;
+          this.#toReconciling(req, 'reconnect');
+        }
+        this.#log.info({ connectionId: event.connectionId, reconciling: this.#reconciling.size }, 'relay connection open');
+        this.#kick();
+        break;
+      }
+      case 'route':
+        this.#log.info({ via: event.via }, 'relay route');
+        break;
+    }
+    this.#publish();
+  }
+
+  // ---- user data and reconciliation ----------------------------------------------------------
+
+  #requestPoll(delayMs: number): void {
+    if (this.#lifecycle !== 'running' && this.#lifecycle !== 'stopping') return;
+    const due = this.#context.clock.now() + delayMs;
+    if (this.#pollTimer !== undefined && this.#pollDue <= due) return;
+    this.#pollTimer?.unsubscribe();
+    this.#pollDue = due;
+    this.#pollTimer = this.#context.clock.scheduler.schedule(() => {
+      this.#pollTimer = undefined;
+      this.#pollDue = Number.POSITIVE_INFINITY;
+      void this.#poll();
+    }, Math.max(0, delayMs));
+  }
+
+  #busy(): boolean {
+    if (this.#requests.size > 0 || this.#parked.length > 0 || this.#queue.size > 0) return true;
+    return this.#portfolio.markets().some((market) => this.#portfolio.state(market).orders.length > 0);
+  }
+
+  /** One pass: order events (and now and then active orders) into the portfolio, then reconciliation. */
+  #poll(): Promise<void> {
+    if (this.#polling !== undefined) {
+      this.#pollAgain = true;
+      return this.#polling;
+    }
+    this.#polling = this.#pollOnce().finally(() => {
+      this.#polling = undefined;
+      if (this.#lifecycle === 'running' || this.#lifecycle === 'stopping') {
+        this.#requestPoll(this.#pollAgain ? 0 : this.#busy() ? this.#tuning.pollMs : this.#tuning.idlePollMs);
+      }
+      this.#pollAgain = false;
+      this.#kick();
+      this.#wake();
+    });
+    return this.#polling;
+  }
+
+  async #pollOnce(): Promise<void> {
+    const { clock } = this.#context;
+    const { userData } = this.#params;
+    const startedAt = clock.now();
+    try {
+      const events = await userData.orderEventsSince(this.#eventsCursorMs);
+      this.#evidence.add(events);
+      this.#portfolio.applyOrderEvents(events);
+      let newest = Number.NEGATIVE_INFINITY;
+      for (const event of events) {
+        const at = Date.parse(event.blockTimestamp);
+        if (at > newest) newest = at;
+      }
+      if (Number.isFinite(newest)) this.#eventsCursorMs = Math.max(this.#eventsCursorMs, newest - this.#tuning.eventsOverlapMs);
+      if (startedAt >= this.#nextActiveAt) {
+        this.#nextActiveAt = startedAt + this.#tuning.activeOrdersEveryMs;
+        for (const market of this.#portfolio.markets()) {
+          const orders = await userData.activeOrders(market);
+          this.#portfolio.applyActiveOrders(market, orders, { asOfMs: startedAt });
+        }
+      }
+    } catch (error) {
+      this.#log.warn({ err: error }, 'user data poll failed');
+    }
+    await this.#reconcilePass(startedAt);
+    let keepFrom = clock.now() - EVIDENCE_KEEP_MS;
+    for (const req of this.#reconciling) keepFrom = Math.min(keepFrom, req.signedAt - EVIDENCE_KEEP_MS);
+    this.#evidence.prune(keepFrom);
+    this.#observePnl();
+  }
+
+  async #reconcilePass(passStartedAt: number): Promise<void> {
+    const { clock } = this.#context;
+    const overdue = passStartedAt - this.#tuning.outcomeWaitMs;
+    const subjects = [
+      ...[...this.#reconciling].filter((req) => req.phase === 'reconciling'),
+      // BROADCAST long ago and no outcome yet (withheld, or lost): read its receipt too.
+      ...[...this.#requests.values()].filter((req) => req.phase === 'broadcast' && req.broadcastAt <= overdue),
+    ];
+    if (subjects.length === 0) return;
+    const verdicts = await Promise.all(
+      subjects.map((req) =>
+        reconcileRequest(subjectOf(req), {
+          receipts: this.#params.receipts,
+          evidence: this.#evidence,
+          fence: this.#fence,
+          passStartedAt,
+          now: clock.now(),
+          rules: { graceMs: this.#tuning.reconcileGraceMs, eventLagMs: this.#tuning.eventLagMs },
+        }).catch((error: unknown) => {
+          this.#log.debug({ err: error, requestId: req.requestId }, 'reconciliation read failed; trying again');
+          return { kind: 'unknown' } as const;
+        }),
+      ),
+    );
+    subjects.forEach((req, index) => {
+      const verdict = verdicts[index]!;
+      if (req.phase !== 'reconciling' && req.phase !== 'broadcast') return;
+      if (req.phase === 'broadcast' && verdict.kind === 'unknown') return;
+      switch (verdict.kind) {
+        case 'executed':
+          this.#count.reconciled += 1;
+          this.#settleExecuted(req, verdict.status, verdict.txHash, verdict.how, null, undefined);
+          break;
+        case 'not-executed':
+          this.#count.reconciled += 1;
+          this.#settleExecuted(req, 'DROPPED', req.txHash ?? '', verdict.how, verdict.reason, undefined);
+          break;
+        case 'unknown':
+          if (!req.quiet && passStartedAt >= req.reconcileSince + this.#tuning.reconcileQuietMs) {
+            req.quiet = true;
+            this.#log.info({ requestId: req.requestId, gating: req.gating }, 'reconciliation found nothing yet: it waits for a later nonce or its deadline');
+          }
+          break;
+      }
+    });
+    this.#kick();
+  }
+
+  #observePnl(): void {
+    if (!this.#ownKillSwitch || this.killSwitch.isTripped()) return;
+    const first = this.#params.markets[0];
+    if (first === undefined) return;
+    let net = 0n;
+    for (const spec of this.#params.markets) {
+      if (spec.quoteToken.address !== first.quoteToken.address) continue;
+      net += this.#portfolio.pnl(spec.address, this.#params.mid(spec.address)).net;
+    }
+    this.killSwitch.observePnl(net);
+  }
+
+  // ---- kill switch and sweeps --------------------------------------------------------------------
+
+  #onTrip(trip: KillSwitchTrip): void {
+    this.#log.warn({ trigger: trip.trigger, reason: trip.reason }, 'kill switch: cancelling every order, placing nothing more');
+    const error = new BaseError('RISK_KILL_SWITCH', `kill switch tripped (${trip.trigger}): ${trip.reason}`, { details: { trigger: trip.trigger } });
+    this.#dropPlacements(error, this.#queue.clearPlacements());
+    this.#sweep();
+  }
+
+  /** Refuses every placement waiting to be signed. */
+  #dropPlacements(error: BaseError, cleared: readonly DroppedIntent<Ticket>[]): void {
+    for (const dropped of cleared) this.#settle(dropped.meta, refused(error));
+    for (const list of [this.#front, this.#parked]) {
+      for (let i = list.length - 1; i >= 0; i--) {
+        const ticket = list[i]!;
+        if (ticket.riskReducing) continue;
+        list.splice(i, 1);
+        this.#settle(ticket, refused(error));
+      }
+    }
+    for (const [ticket, timer] of this.#delayed) {
+      if (ticket.riskReducing) continue;
+      timer.unsubscribe();
+      this.#delayed.delete(ticket);
+      this.#settle(ticket, refused(error));
+    }
+  }
+
+  #sweepSoon(): void {
+    const { clock } = this.#context;
+    const at = this.#lastSweepAt + this.#tuning.pollMs;
+    if (clock.now() >= at) this.#sweep();
+    else this.#wakeAtTime(at);
+  }
+
+  /** While the kill switch is tripped (or stop cancels): a CancelAll for each market with orders in known slots. */
+  #sweep(): void {
+    if (!(this.killSwitch.isTripped() || this.#stopSweep)) return;
+    if (this.#lifecycle !== 'running' && this.#lifecycle !== 'stopping') return;
+    if (this.#sweepTickets.size > 0 || this.#broken !== undefined) return;
+    const markets = this.#portfolio.markets().filter((market) => this.#portfolio.state(market).slots.some((slot) => slot !== null));
+    if (markets.length === 0) return;
+    this.#lastSweepAt = this.#context.clock.now();
+    const purpose = this.killSwitch.isTripped() ? 'kill-switch' : 'stop';
+    for (const market of markets) {
+      const intent: Intent = { type: 'CancelAll', market, purpose };
+      const ticket = this.#ticket(intent, () => undefined, undefined);
+      this.#sweepTickets.add(ticket);
+      this.#enqueue(ticket);
+    }
+    this.#kick();
+  }
+
+  // ---- stop ----------------------------------------------------------------------------------
+
+  async #stop(options: { readonly cancelAll?: boolean; readonly timeoutMs?: number }): Promise<EngineStats> {
+    const { clock } = this.#context;
+    if (this.#lifecycle === 'idle') {
+      this.#lifecycle = 'stopped';
+      this.#complete();
+      return this.#snapshot();
+    }
+    await this.#startPromise?.catch(() => undefined);
+    const cancelAll = options.cancelAll ?? true;
+    const deadline = clock.now() + (options.timeoutMs ?? this.#tuning.stopTimeoutMs);
+    this.#lifecycle = 'stopping';
+    this.#log.info({ cancelAll, unresolved: this.#requests.size }, 'execution engine stopping');
+    this.#dropPlacements(new BaseError('ENGINE_STOPPED', 'the execution engine stopped before signing it'), this.#queue.clearPlacements());
+    if (cancelAll) {
+      this.#stopSweep = true;
+      this.#sweep();
+    }
+    this.#requestPoll(0);
+    this.#kick();
+    await this.#waitUntil(() => this.#drained(cancelAll), deadline);
+
+    this.#lifecycle = 'stopped';
+    const leftover = new BaseError('ENGINE_STOPPED', 'the execution engine stopped before signing it');
+    for (const timer of this.#delayed.values()) timer.unsubscribe();
+    const waiting = [...this.#front, ...this.#parked, ...this.#delayed.keys(), ...this.#queue.snapshot().map((entry) => entry.meta)];
+    this.#front.length = 0;
+    this.#parked.length = 0;
+    this.#delayed.clear();
+    this.#queue.clearPlacements();
+    while (this.#queue.take() !== undefined);
+    for (const ticket of waiting) this.#settle(ticket, refused(leftover));
+    for (const req of [...this.#requests.values()]) {
+      // The journal keeps it unresolved: the next start reconciles it.
+      if (req.ticket !== undefined) {
+        this.#settle(req.ticket, { status: 'REJECTED', requestId: req.requestId, code: 'ENGINE_STOPPED', message: 'the engine stopped before its fate was known; the journal keeps it for the next start to reconcile' });
+      }
+    }
+    const unresolved = this.#requests.size;
+    this.#pollTimer?.unsubscribe();
+    this.#wakeTimer?.unsubscribe();
+    for (const timer of this.#lingering.values()) timer.unsubscribe();
+    this.#lingering.clear();
+    // Nothing is awaited any more (what is unresolved stays in the journal).
+    this.#tracker.reset();
+    await this.#polling?.catch(() => undefined);
+    try {
+      await this.#params.transport.stop();
+    } catch (error) {
+      this.#log.warn({ err: error }, 'relay transport stop failed');
+    }
+    this.#subscriptions.unsubscribe();
+    if (this.#ownKillSwitch) this.killSwitch.stop();
+    const journal = this.#journal;
+    this.#journal = undefined;
+    if (journal !== undefined) {
+      const open = this.#portfolio.markets().some((market) => this.#portfolio.state(market).orders.length > 0);
+      try {
+        if (this.#broken === undefined && !open) journal.compact();
+        else if (open) this.#log.info('orders are open: the journal keeps its history (their slots) for the next start');
+        journal.close();
+      } catch (error) {
+        this.#log.error({ err: error }, 'journal compaction or close failed');
+      }
+    }
+    const stats = this.#snapshot();
+    this.#log.info({ ...stats, unresolved }, 'execution engine stopped');
+    this.#complete();
+    return stats;
+  }
+
+  #drained(cancelAll: boolean): boolean {
+    if (this.#requests.size > 0 || this.#queue.size > 0 || this.#front.length > 0 || this.#parked.length > 0 || this.#delayed.size > 0) return false;
+    if (!cancelAll) return true;
+    if (this.#sweepTickets.size > 0) return false;
+    return this.#portfolio.markets().every((market) => this.#portfolio.state(market).slots.every((slot) => slot === null));
+  }
+
+  /** Resolves once `predicate` holds (checked on every change and every 100 ms of the clock) or at `deadline`. */
+  #waitUntil(predicate: () => boolean, deadline: number): Promise<void> {
+    const { clock } = this.#context;
+    return new Promise<void>((resolve) => {
+      let timer: Subscription | undefined;
+      let done = false;
+      const check = () => {
+        if (done) return;
+        if (predicate() || clock.now() >= deadline) {
+          done = true;
+          this.#waiters.delete(check);
+          timer?.unsubscribe();
+          resolve();
+        }
+      };
+      const tick = () => {
+        check();
+        if (!done) timer = clock.scheduler.schedule(tick, Math.max(1, Math.min(100, deadline - clock.now())));
+      };
+      this.#waiters.add(check);
+      tick();
+    });
+  }
+
+  #wake(): void {
+    for (const waiter of [...this.#waiters]) waiter();
+  }
+
+  /** Runs the pump again at `at` (clock time). */
+  #wakeAtTime(at: number): void {
+    if (at >= this.#wakeAt && this.#wakeTimer !== undefined) return;
+    this.#wakeTimer?.unsubscribe();
+    this.#wakeAt = at;
+    this.#wakeTimer = this.#context.clock.scheduler.schedule(
+      () => {
+        this.#wakeTimer = undefined;
+        this.#wakeAt = Number.POSITIVE_INFINITY;
+        if (this.killSwitch.isTripped() || this.#stopSweep) this.#sweep();
+        this.#kick();
+      },
+      Math.max(0, at - this.#context.clock.now()),
+    );
+  }
+
+  #complete(): void {
+    this.#publish();
+    this.#reports.complete();
+    this.#stats.complete();
+    this.#queue.close();
+  }
+
+  // ---- journal and stats ---------------------------------------------------------------------
+
+  /** Appends a record; false when the journal is closed or failed (then nothing more is signed). */
+  #append(input: JournalRecordInput): boolean {
+    const journal = this.#journal;
+    if (journal === undefined) return false;
+    try {
+      journal.append(input);
+      return true;
+    } catch (error) {
+      if (isBaseError(error, 'JOURNAL_RECORD_INVALID')) {
+        this.#log.error({ err: error, kind: input.kind }, 'journal record refused (a bug)');
+        return input.kind !== 'signed' ? true : false;
+      }
+      if (this.#broken === undefined) {
+        this.#broken = isBaseError(error) ? error : new BaseError('JOURNAL_UNAVAILABLE', 'the journal failed', { cause: error });
+        this.#log.error({ err: error }, 'the journal failed: nothing more is signed');
+        const refusal = new BaseError('JOURNAL_UNAVAILABLE', `the journal failed, so nothing more is signed: ${this.#broken.message}`);
+        queueMicrotask(() => {
+          this.#dropPlacements(refusal, this.#queue.clearPlacements());
+          for (const entry of this.#queue.snapshot()) this.#settle(entry.meta, refused(refusal));
+          while (this.#queue.take() !== undefined);
+          for (const ticket of [...this.#front, ...this.#parked]) this.#settle(ticket, refused(refusal));
+          this.#front.length = 0;
+          this.#parked.length = 0;
+        });
+      }
+      return false;
+    }
+  }
+
+  #snapshot(): EngineStats {
+    return {
+      ...this.#count,
+      maxPendingOutcomes: this.#tracker.maxSeen(),
+      pendingOutcomes: this.#tracker.pending(),
+      unresolved: this.#requests.size,
+      queued: this.#queue.size + this.#front.length + this.#parked.length + this.#delayed.size,
+    };
+  }
+
+  #publish(): void {
+    this.#stats.next(this.#snapshot());
+  }
+}
+
+function expectedOf(plan: RequestPlan): { readonly expectedOrderIds?: readonly bigint[] } {
+  return plan.kind === 'cancel-trigger' ? {} : { expectedOrderIds: plan.expectedOrderIds };
+}
+
+function subjectOf(req: EngineRequest): ReconcileSubject {
+  return { requestId: req.requestId, nonce: req.nonce, plan: req.plan, signedAt: req.signedAt, deadlineMs: req.deadlineMs, txHash: req.txHash };
+}
+
+/** One fate for a CancelAll of every market: the first that is not success, else the last CONFIRMED. */
+function aggregateFate(fates: readonly IntentFate[]): IntentFate {
+  const failure = fates.find((fate) => fate.status !== 'CONFIRMED' && fate.status !== 'NOTHING_TO_DO');
+  if (failure !== undefined) return failure;
+  const confirmed = fates.filter((fate) => fate.status === 'CONFIRMED');
+  return confirmed.at(-1) ?? { status: 'NOTHING_TO_DO', reason: 'no order rests in a known slot of any market' };
+}

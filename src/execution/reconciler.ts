@@ -1,0 +1,218 @@
+/**
+ * Reconciliation: what became of a signed request whose answer or outcome was lost (UNKNOWN,
+ * TIMEOUT, DISCONNECTED, a connection reset, a restart). Never a blind resend: the request is
+ * looked up, and only evidence settles it. Rules, in order (docs/execution.md, "Reconciliation"):
+ *
+ * 1. Receipt. With a transaction hash (BROADCAST's, or UNKNOWN's `candidateTxHash`), its receipt
+ *    over JSON-RPC: success CONFIRMED, failure REVERTED (how `receipt`).
+ * 2. Order events. Without a hash, the account's order events: a transaction that no other request
+ *    of this engine claims, on the request's market, between its signing and its deadline, whose
+ *    created orders are the request's new orders (side, price, size; each at most once) and whose
+ *    cancelled orders are among the ids it expected (or created), is its transaction: CONFIRMED (how
+ *    `order-events`). A cancel-only request matches a transaction that only cancelled orders it
+ *    expected. (A reverted transaction leaves no event: it is settled by rule 3 or 4, and "not
+ *    executed" is what a revert means.)
+ * 3. Nonce fence. The wallet's intent nonces only increase: once a request with a higher nonce is
+ *    CONFIRMED, a lower one either executed before it or never will. So after a CONFIRMED request of
+ *    higher nonce, and an order-events pass that started `eventLagMs` after that confirmation (the
+ *    user-data index lags the chain) found nothing, the request was not executed.
+ * 4. Deadline. Its signed deadline has passed `graceMs` ago with no evidence: not executed (the venue
+ *    re-checks the deadline when it executes a transaction and refuses it after that).
+ *
+ * "Not executed" resolves the request DROPPED in the journal and the fate (txHash '' when none was
+ * ever learnt). The intent is not sent again: the strategy sees its fate and decides.
+ */
+import type { Address, Hex } from '../protocol/encoding.ts';
+import type { OrderEvent } from '../protocol/user-data.ts';
+import type { ReceiptReader } from './execution-engine.ts';
+import { planCancelledIds, planMarket, planNewOrders, type RequestPlan } from './intent-plan.ts';
+
+/** A request under reconciliation, as the reconciler sees it. */
+export interface ReconcileSubject {
+  readonly requestId: string;
+  readonly nonce: bigint;
+  /** What it does; undefined when its body could not be read (then only its hash can settle it). */
+  readonly plan: RequestPlan | undefined;
+  /** Clock time of its `signed` record. */
+  readonly signedAt: number;
+  /** Its signed deadline, ms since the epoch. */
+  readonly deadlineMs: number;
+  readonly txHash: Hex | undefined;
+}
+
+export type Verdict =
+  | { readonly kind: 'executed'; readonly status: 'CONFIRMED' | 'REVERTED'; readonly txHash: Hex; readonly how: 'receipt' | 'order-events'; readonly blockNumber?: bigint }
+  | { readonly kind: 'not-executed'; readonly how: 'receipt' | 'order-events'; readonly reason: string }
+  | { readonly kind: 'unknown' };
+
+export interface ReconcileRules {
+  /** After its deadline plus this much with no evidence, a request was not executed. */
+  readonly graceMs: number;
+  /** How long the order events may lag a confirmation (the API caches answers 2 s). */
+  readonly eventLagMs: number;
+}
+
+/** The highest-nonce CONFIRMED request of the wallet and when it was learnt. */
+export interface NonceFence {
+  readonly nonce: bigint;
+  readonly atMs: number;
+}
+
+export interface ReconcileContext {
+  readonly receipts: ReceiptReader;
+  readonly evidence: TxEvidence;
+  readonly fence: NonceFence | undefined;
+  /** Clock time the current pass started (its order events were read after it). */
+  readonly passStartedAt: number;
+  /** Clock time now. */
+  readonly now: number;
+  readonly rules: ReconcileRules;
+}
+
+interface CreatedOrder {
+  readonly orderId: bigint;
+  readonly side: 'BUY' | 'SELL';
+  readonly price: bigint;
+  readonly size: bigint;
+}
+
+interface TxRecord {
+  readonly txHash: Hex;
+  readonly market: Address;
+  timeMs: number;
+  readonly created: CreatedOrder[];
+  readonly canceled: Set<bigint>;
+  readonly keys: Set<string>;
+}
+
+/** Block times and our clock may differ a little; windows are widened by this much. */
+const SKEW_MS = 5_000;
+
+/**
+ * The account's order events grouped by transaction, and which transactions belong to a request of
+ * this engine ("claimed"). Fed by the engine's order-events polls.
+ *
+ * @example
+ * const evidence = new TxEvidence();
+ * evidence.add(events);
+ * evidence.claim(txHash);
+ * evidence.match(subject); // the hash of the transaction that must be the subject's, if any
+ */
+export class TxEvidence {
+  readonly #txs = new Map<Hex, TxRecord>();
+  readonly #claimed = new Map<Hex, number>();
+
+  /** Adds order events (any order, duplicates ignored). */
+  add(events: readonly OrderEvent[]): void {
+    for (const event of events) {
+      const txHash = event.transactionHash.toLowerCase() as Hex;
+      const timeMs = Date.parse(event.blockTimestamp);
+      if (Number.isNaN(timeMs)) continue;
+      const data = event.eventData;
+      let record = this.#txs.get(txHash);
+      if (record === undefined) {
+        record = { txHash, market: data.marketAddress.toLowerCase() as Address, timeMs, created: [], canceled: new Set(), keys: new Set() };
+        this.#txs.set(txHash, record);
+      }
+      const key = `${event.eventType}:${data.orderId}${event.eventType === 'trade' ? `:${event.eventData.filledSize}:${event.eventData.updatedSize}` : ''}`;
+      if (record.keys.has(key)) continue;
+      record.keys.add(key);
+      if (timeMs < record.timeMs) record.timeMs = timeMs;
+      if (event.eventType === 'order-created') {
+        record.created.push({ orderId: BigInt(data.orderId), side: data.isBuy ? 'BUY' : 'SELL', price: BigInt(event.eventData.price), size: BigInt(event.eventData.size) });
+      } else if (event.eventType === 'order-canceled') {
+        record.canceled.add(BigInt(data.orderId));
+      }
+    }
+  }
+
+  /** Marks a transaction as a known request's (it can no longer be matched to another). */
+  claim(txHash: Hex, atMs = 0): void {
+    this.#claimed.set(txHash.toLowerCase() as Hex, atMs);
+  }
+
+  isClaimed(txHash: Hex): boolean {
+    return this.#claimed.has(txHash.toLowerCase() as Hex);
+  }
+
+  /** True when some order event of this transaction was seen. */
+  seen(txHash: Hex): boolean {
+    return this.#txs.has(txHash.toLowerCase() as Hex);
+  }
+
+  /** Transactions indexed. */
+  size(): number {
+    return this.#txs.size;
+  }
+
+  /** Forgets transactions (and claims) older than `beforeMs`. */
+  prune(beforeMs: number): void {
+    for (const [txHash, record] of this.#txs) if (record.timeMs < beforeMs) this.#txs.delete(txHash);
+    for (const [txHash, atMs] of this.#claimed) if (atMs < beforeMs && !this.#txs.has(txHash)) this.#claimed.delete(txHash);
+  }
+
+  /**
+   * The unclaimed transaction that must be `subject`'s by rule 2, oldest first; undefined when none.
+   */
+  match(subject: ReconcileSubject): Hex | undefined {
+    const plan = subject.plan;
+    if (plan === undefined) return undefined;
+    const market = planMarket(plan);
+    if (market === undefined) return undefined;
+    const wanted = planNewOrders(plan);
+    const cancelled = new Set(planCancelledIds(plan));
+    const from = subject.signedAt - SKEW_MS;
+    const to = subject.deadlineMs + SKEW_MS;
+    let best: TxRecord | undefined;
+    for (const record of this.#txs.values()) {
+      if (record.market !== market.toLowerCase() || record.timeMs < from || record.timeMs > to) continue;
+      if (this.#claimed.has(record.txHash)) continue;
+      if (!matches(record, wanted, cancelled)) continue;
+      if (best === undefined || record.timeMs < best.timeMs) best = record;
+    }
+    return best?.txHash;
+  }
+}
+
+function matches(record: TxRecord, wanted: readonly { side: string; price: bigint; size: bigint }[], cancelled: ReadonlySet<bigint>): boolean {
+  const createdIds = new Set(record.created.map((order) => order.orderId));
+  for (const id of record.canceled) if (!cancelled.has(id) && !createdIds.has(id)) return false;
+  if (wanted.length === 0) return record.created.length === 0 && record.canceled.size > 0;
+  if (record.created.length === 0 || record.created.length > wanted.length) return false;
+  const left = wanted.map((order) => `${order.side}:${order.price}:${order.size}`);
+  for (const order of record.created) {
+    const index = left.indexOf(`${order.side}:${order.price}:${order.size}`);
+    if (index < 0) return false;
+    left.splice(index, 1);
+  }
+  return true;
+}
+
+/**
+ * One reconciliation step for `subject`: a verdict from the receipt, the order events, the nonce
+ * fence or the deadline; `unknown` when nothing settles it yet.
+ *
+ * @example
+ * const verdict = await reconcileRequest(subject, { receipts, evidence, fence, passStartedAt, now: clock.now(), rules });
+ */
+export async function reconcileRequest(subject: ReconcileSubject, context: ReconcileContext): Promise<Verdict> {
+  const { receipts, evidence, fence, passStartedAt, now, rules } = context;
+  if (subject.txHash !== undefined) {
+    const receipt = await receipts.receipt(subject.txHash);
+    if (receipt !== null) {
+      return { kind: 'executed', status: receipt.success ? 'CONFIRMED' : 'REVERTED', txHash: subject.txHash, how: 'receipt', blockNumber: receipt.blockNumber };
+    }
+    if (evidence.seen(subject.txHash)) return { kind: 'executed', status: 'CONFIRMED', txHash: subject.txHash, how: 'order-events' };
+  } else {
+    const txHash = evidence.match(subject);
+    if (txHash !== undefined) return { kind: 'executed', status: 'CONFIRMED', txHash, how: 'order-events' };
+  }
+  const how = subject.txHash === undefined ? 'order-events' : 'receipt';
+  if (fence !== undefined && fence.nonce > subject.nonce && passStartedAt >= fence.atMs + rules.eventLagMs) {
+    return { kind: 'not-executed', how, reason: `not executed: nonce ${fence.nonce} above it was confirmed and nothing shows it` };
+  }
+  if (now >= subject.deadlineMs + rules.graceMs) {
+    return { kind: 'not-executed', how, reason: `not executed: no trace ${rules.graceMs} ms after its deadline` };
+  }
+  return { kind: 'unknown' };
+}

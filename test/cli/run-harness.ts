@@ -1,0 +1,87 @@
+/**
+ * Pieces of the `clobbot run` tests: a fast sim config (short blocks, one market, brisk flow), run
+ * files, strategy modules written for a test (inside the project, so `clobbot` and `rxjs` resolve),
+ * and the numbers of a printed summary.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseDocument } from 'yaml';
+import { tempDir } from '../support/cli-harness.ts';
+
+const ROOT = new URL('../..', import.meta.url).pathname;
+
+export interface Workspace {
+  /** A temp directory of the test (run files, journals). */
+  readonly dir: string;
+  /** A sim config for the in-process venue: 50 ms blocks, MON_USDC only, a brisk flow, order events cached 100 ms. */
+  simConfig(options?: { readonly blockMs?: number; readonly marketPerSecond?: number; readonly limitPerSecond?: number }): string;
+  /** A run file (YAML lines joined); returns its path. */
+  runFile(name: string, lines: readonly string[]): string;
+  /** A strategy module; returns its path (absolute, inside the project). */
+  strategy(name: string, source: string): string;
+  remove(): void;
+}
+
+export function workspace(): Workspace {
+  const tmp = tempDir();
+  mkdirSync(join(ROOT, '.clobbot'), { recursive: true });
+  const modules = mkdtempSync(join(ROOT, '.clobbot', 'test-strategies-'));
+  return {
+    dir: tmp.dir,
+    simConfig(options = {}) {
+      const document = parseDocument(readFileSync(join(ROOT, 'config/sim.yaml'), 'utf8'));
+      document.set('blockMs', options.blockMs ?? 50);
+      document.deleteIn(['markets', 1]);
+      document.setIn(['markets', 0, 'flow', 'arrivalsPerSecond', 'market'], options.marketPerSecond ?? 4);
+      document.setIn(['markets', 0, 'flow', 'arrivalsPerSecond', 'limit'], options.limitPerSecond ?? 10);
+      // Fills reach the engine through order events: a short cache keeps them close behind the blocks.
+      document.setIn(['userData', 'orderEventsCacheMs'], 100);
+      document.deleteIn(['funding', 'default', 'WETH']);
+      return tmp.write(`sim-${options.blockMs ?? 50}-${options.marketPerSecond ?? 4}.yaml`, document.toString());
+    },
+    runFile: (name, lines) => tmp.write(name, `${lines.join('\n')}\n`),
+    strategy(name, source) {
+      const path = join(modules, name);
+      writeFileSync(path, source);
+      return path;
+    },
+    remove() {
+      tmp.remove();
+      rmSync(modules, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The common part of a test run file: network sim, ephemeral wallet, MON_USDC, generous risk limits. */
+export function runLines(options: { readonly simConfig?: string; readonly venueUrl?: string; readonly wallet?: string; readonly duration?: string; readonly extra?: readonly string[] }): string[] {
+  return [
+    'network: sim',
+    ...(options.venueUrl === undefined ? [] : [`venueUrl: ${options.venueUrl}`]),
+    ...(options.simConfig === undefined ? [] : [`simConfig: ${options.simConfig}`]),
+    `wallet: ${options.wallet ?? '{ ephemeral: true }'}`,
+    'markets: [MON_USDC]',
+    'risk: { maxPosition: "100000", maxOrderSize: "10000", maxNotional: "5000", priceBandBps: 500, maxOrdersPerSecond: 200 }',
+    'logging: { level: info }',
+    `duration: ${options.duration ?? '5s'}`,
+    ...(options.extra ?? []),
+  ];
+}
+
+/** `placed 12, cancelled 10, filled 2 (3 fills), open after stop 0` of a summary, per market. */
+export function summaryCounts(stdout: string, symbol = 'MON_USDC'): { placed: number; cancelled: number; filled: number; fills: number; openAfterStop: number | undefined } {
+  const block = stdout.slice(stdout.indexOf(`  ${symbol}\n`));
+  const match = /orders {6}placed (\d+), cancelled (\d+), filled (\d+) \((\d+) fills?\)(?:, open after stop (\d+))?/.exec(block);
+  if (match === null) throw new Error(`no summary for ${symbol} in:\n${stdout}`);
+  return {
+    placed: Number(match[1]),
+    cancelled: Number(match[2]),
+    filled: Number(match[3]),
+    fills: Number(match[4]),
+    openAfterStop: match[5] === undefined ? undefined : Number(match[5]),
+  };
+}
+
+/** No stack trace lines in a CLI output. */
+export function hasStackTrace(text: string): boolean {
+  return /\n\s+at [^\n]+:\d+:\d+/.test(text);
+}
