@@ -44,6 +44,9 @@ export const twapParams = z.strictObject({
 
 export type TwapParams = z.output<typeof twapParams>;
 
+/** How long an IOC slice may wait for its fills before its unfilled rest counts as not filled (ms). */
+export const IOC_SETTLE_MS = 5_000;
+
 /** Size units due by the end of slice `index` (0-based): the quantity's share, the last slice all of it. */
 export function twapDue(quantity: bigint, slices: number, index: number): bigint {
   return (quantity * BigInt(index + 1)) / BigInt(slices);
@@ -75,6 +78,21 @@ export default defineStrategy({
       let state: OwnMarketState | undefined;
       let executed = 0n;
       let finished = false;
+      /**
+       * IOC slices whose fills may still be on their way: fills reach a strategy seconds after the
+       * block (order events), so without this the next slice would send the same quantity again.
+       * What was sent in the last IOC_SETTLE_MS minus what was filled since counts as in flight.
+       */
+      const recentSends: { size: bigint; at: number }[] = [];
+      const recentFills: { size: bigint; at: number }[] = [];
+      const inFlight = (): bigint => {
+        const since = ctx.clock.now() - IOC_SETTLE_MS;
+        while (recentSends.length > 0 && recentSends[0]!.at < since) recentSends.shift();
+        while (recentFills.length > 0 && recentFills[0]!.at < since) recentFills.shift();
+        const sent = recentSends.reduce((sum, entry) => sum + entry.size, 0n);
+        const filled = recentFills.reduce((sum, entry) => sum + entry.size, 0n);
+        return sent > filled ? sent - filled : 0n;
+      };
 
       /** IOC price: through the best opposite price by the slippage, capped at the limit; undefined when it cannot fill. */
       const takingPrice = (): bigint | undefined => {
@@ -105,7 +123,7 @@ export default defineStrategy({
           log.debug({ slice: index }, 'twap: a request is pending; the next slice catches up');
           return;
         }
-        const missing = twapDue(quantity, params.slices, index) - executed;
+        const missing = twapDue(quantity, params.slices, index) - executed - inFlight();
         const size = missing > spec.maxSize ? spec.maxSize : missing;
         if (params.mode === 'ioc') {
           if (size < spec.minSize) return;
@@ -114,6 +132,7 @@ export default defineStrategy({
             log.debug({ slice: index }, 'twap: no price within the limit; the next slice catches up');
             return;
           }
+          recentSends.push({ size, at: ctx.clock.now() });
           subscriber.next({
             type: 'PlaceAndCancel',
             purpose: 'twap',
@@ -153,6 +172,7 @@ export default defineStrategy({
         market.fills$.subscribe((fill) => {
           if (fill.side !== side) return;
           executed += fill.size;
+          recentFills.push({ size: fill.size, at: ctx.clock.now() });
           if (executed >= quantity) finish('quantity reached');
           else if (quantity - executed < spec.minSize) finish('what is left is below the minimum order size');
         }),
