@@ -15,6 +15,7 @@
 import { BehaviorSubject, Subject, Subscription, type Observable } from 'rxjs';
 import { BaseError, isBaseError } from '../core/base-error.ts';
 import type { Logger } from '../core/logger.ts';
+import { orderEventKey } from '../clients/order-events.ts';
 import type { Address, Hex } from '../protocol/encoding.ts';
 import { encodeRelayRestRequest, parseRelayRestRequest, type RelayRestRequest } from '../protocol/relay-request.ts';
 import { isRiskReducing, type Intent } from '../strategy/intents.ts';
@@ -37,8 +38,8 @@ import { summarizeIntent, type FinalStatus, type JournalRecordInput, type Resolv
 import { nodeJournalFs, openJournal, type Journal, type UnresolvedRequest } from './journal.ts';
 import { createKillSwitch, killSwitchParameters, type KillSwitch, type KillSwitchTrip } from './kill-switch.ts';
 import { createNonceSource, DEFAULT_MAX_FUTURE_SKEW_MS, type NonceSource } from './nonce-source.ts';
-import { createPortfolio, type Portfolio, type RequestStatus } from './portfolio.ts';
-import { reconcileRequest, TxEvidence, type NonceFence, type ReconcileSubject } from './reconciler.ts';
+import { createPortfolio, DEFAULT_SETTLE_MS, type Portfolio, type RequestStatus } from './portfolio.ts';
+import { reconcilePass, TxEvidence, type NonceFence, type ReconcileSubject, type Verdict } from './reconciler.ts';
 import type { LateResponse, SubmitAnswer, TransportConnectionEvent, TransportOutcome, TransportRoute } from './relay-transport.ts';
 import { createRiskCheck, riskLimits, type RiskCheck } from './risk.ts';
 
@@ -59,6 +60,7 @@ export const DEFAULT_ENGINE_TUNING: Omit<EngineTuning, 'stopTimeoutMs'> = Object
   resendDelayMs: 250,
   outcomeWaitMs: 5_000,
   outcomeGiveUpMs: 60_000,
+  settleMs: DEFAULT_SETTLE_MS,
 });
 
 /** A NOT_SENT request is sent again (same body) at most this many times. */
@@ -170,6 +172,7 @@ class Engine implements ExecutionEngine {
   readonly #tracker: InFlightTracker;
   readonly #signer: PlanSigner;
   readonly #evidence = new TxEvidence();
+  readonly #seenEvents = new SeenKeys();
   readonly #reports = new Subject<IntentReport>();
   readonly #stats: BehaviorSubject<EngineStats>;
   readonly #subscriptions = new Subscription();
@@ -244,7 +247,7 @@ class Engine implements ExecutionEngine {
     const tuning = { ...DEFAULT_ENGINE_TUNING, ...params.tuning };
     this.#tuning = { ...tuning, stopTimeoutMs: params.tuning?.stopTimeoutMs ?? this.#deadlineSec * 1000 + tuning.reconcileGraceMs + 5_000 };
     const { clock } = context;
-    this.#portfolio = createPortfolio({ clock }, { markets: params.markets });
+    this.#portfolio = createPortfolio({ clock }, { markets: params.markets, ...(params.tuning?.settleMs === undefined ? {} : { settleMs: params.tuning.settleMs }) });
     this.#ownKillSwitch = params.killSwitch === undefined;
     this.killSwitch =
       params.killSwitch ?? createKillSwitch({ clock, logger: this.#log }, killSwitchParameters(params.risk.killSwitch, params.markets[0]?.quoteToken.decimals ?? 6));
@@ -713,10 +716,11 @@ class Engine implements ExecutionEngine {
     this.#count.signed += 1;
     ticket.attempts += 1;
     ticket.parkedSince = undefined;
-    this.#portfolio.markPending(requestId, planned.intent, expectedOf(planned.plan));
     this.#risk.record(intent);
-    this.killSwitch.recordSubmission();
     this.#send(req);
+    // After the hand-over (nothing can come back before this turn ends): state is off the wire path.
+    this.#portfolio.markPending(requestId, planned.intent, expectedOf(planned.plan));
+    this.killSwitch.recordSubmission();
   }
 
   /** Why a placement may no longer be signed (kill switch, stopping); undefined for cancels. */
@@ -1150,9 +1154,12 @@ class Engine implements ExecutionEngine {
     const { userData } = this.#params;
     const startedAt = clock.now();
     try {
-      const events = await userData.orderEventsSince(this.#eventsCursorMs);
+      const read = await userData.orderEventsSince(this.#eventsCursorMs);
+      // Each read overlaps the last: only new events go on (the portfolio would recompute for nothing).
+      const events = read.filter((event) => this.#seenEvents.add(orderEventKey(event), Date.parse(event.blockTimestamp)));
       this.#evidence.add(events);
-      this.#portfolio.applyOrderEvents(events);
+      if (events.length > 0) this.#portfolio.applyOrderEvents(events);
+      this.#seenEvents.prune(this.#eventsCursorMs - this.#tuning.eventsOverlapMs);
       let newest = Number.NEGATIVE_INFINITY;
       for (const event of events) {
         const at = Date.parse(event.blockTimestamp);
@@ -1185,25 +1192,23 @@ class Engine implements ExecutionEngine {
       ...[...this.#requests.values()].filter((req) => req.phase === 'broadcast' && req.broadcastAt <= overdue),
     ];
     if (subjects.length === 0) return;
-    const verdicts = await Promise.all(
-      subjects.map((req) =>
-        reconcileRequest(subjectOf(req), {
-          receipts: this.#params.receipts,
-          evidence: this.#evidence,
-          fence: this.#fence,
-          passStartedAt,
-          now: clock.now(),
-          rules: { graceMs: this.#tuning.reconcileGraceMs, eventLagMs: this.#tuning.eventLagMs },
-        }).catch((error: unknown) => {
-          this.#log.debug({ err: error, requestId: req.requestId }, 'reconciliation read failed; trying again');
-          return { kind: 'unknown' } as const;
-        }),
-      ),
-    );
-    subjects.forEach((req, index) => {
-      const verdict = verdicts[index]!;
-      if (req.phase !== 'reconciling' && req.phase !== 'broadcast') return;
-      if (req.phase === 'broadcast' && verdict.kind === 'unknown') return;
+    // Lowest nonce first: of two requests that could own one transaction, the earlier one does.
+    subjects.sort((a, b) => (a.nonce < b.nonce ? -1 : a.nonce > b.nonce ? 1 : 0));
+    const verdicts = await reconcilePass(subjects.map(subjectOf), {
+      receipts: this.#params.receipts,
+      evidence: this.#evidence,
+      fence: this.#fence,
+      passStartedAt,
+      now: clock.now(),
+      rules: { graceMs: this.#tuning.reconcileGraceMs, eventLagMs: this.#tuning.eventLagMs },
+    }).catch((error: unknown) => {
+      this.#log.warn({ err: error }, 'reconciliation pass failed; trying again');
+      return new Map<string, Verdict>();
+    });
+    for (const req of subjects) {
+      const verdict: Verdict = verdicts.get(req.requestId) ?? { kind: 'unknown' };
+      if (req.phase !== 'reconciling' && req.phase !== 'broadcast') continue;
+      if (req.phase === 'broadcast' && verdict.kind === 'unknown') continue;
       switch (verdict.kind) {
         case 'executed':
           this.#count.reconciled += 1;
@@ -1220,7 +1225,7 @@ class Engine implements ExecutionEngine {
           }
           break;
       }
-    });
+    }
     this.#kick();
   }
 
@@ -1300,7 +1305,8 @@ class Engine implements ExecutionEngine {
     }
     await this.#startPromise?.catch(() => undefined);
     const cancelAll = options.cancelAll ?? true;
-    const deadline = clock.now() + (options.timeoutMs ?? this.#tuning.stopTimeoutMs);
+    // Without a journal (start failed) nothing can be signed: there is nothing to wait for.
+    const deadline = this.#journal === undefined ? clock.now() : clock.now() + (options.timeoutMs ?? this.#tuning.stopTimeoutMs);
     this.#lifecycle = 'stopping';
     this.#log.info({ cancelAll, unresolved: this.#requests.size }, 'execution engine stopping');
     this.#dropPlacements(new BaseError('ENGINE_STOPPED', 'the execution engine stopped before signing it'), this.#queue.clearPlacements());
@@ -1322,6 +1328,12 @@ class Engine implements ExecutionEngine {
     this.#queue.clearPlacements();
     while (this.#queue.take() !== undefined);
     for (const ticket of waiting) this.#settle(ticket, refused(leftover));
+    for (const { request: req } of this.#resends.splice(0)) {
+      // Never left this process: settled as such.
+      this.#finish(req, { how: 'never-sent', status: 'NOT_SENT', reason: 'the engine stopped before sending it again' });
+      this.#portfolio.applyOutcome(req.requestId, 'REJECTED');
+      if (req.ticket !== undefined) this.#settle(req.ticket, { status: 'REJECTED', requestId: req.requestId, code: 'NOT_SENT', message: 'not sent: the engine stopped' });
+    }
     for (const req of [...this.#requests.values()]) {
       // The journal keeps it unresolved: the next start reconciles it.
       if (req.ticket !== undefined) {
@@ -1462,6 +1474,22 @@ class Engine implements ExecutionEngine {
 
   #publish(): void {
     this.#stats.next(this.#snapshot());
+  }
+}
+
+/** Keys seen, with a time each, forgotten once older than a cut-off. */
+class SeenKeys {
+  readonly #at = new Map<string, number>();
+
+  /** True when `key` is new (and remembers it). */
+  add(key: string, atMs: number): boolean {
+    if (this.#at.has(key)) return false;
+    this.#at.set(key, atMs);
+    return true;
+  }
+
+  prune(beforeMs: number): void {
+    for (const [key, at] of this.#at) if (at < beforeMs) this.#at.delete(key);
   }
 }
 

@@ -116,6 +116,8 @@ export interface EngineTuning {
   readonly outcomeWaitMs: number;
   /** A request settled without its outcome message keeps its place under the cap at most this long, ms. Default 60 000. */
   readonly outcomeGiveUpMs: number;
+  /** The portfolio's `settleMs`: how long a confirmed placement's inferred slots stay open to late facts. Default 30 000. */
+  readonly settleMs: number;
   /** Default `timeoutMs` of stop(); default deadlineSec s + reconcileGraceMs + 5 s. */
   readonly stopTimeoutMs: number;
 }

@@ -7,10 +7,11 @@
  *    over JSON-RPC: success CONFIRMED, failure REVERTED (how `receipt`).
  * 2. Order events. Without a hash, the account's order events: a transaction that no other request
  *    of this engine claims, on the request's market, between its signing and its deadline, whose
- *    created orders are the request's new orders (side, price, size; each at most once) and whose
- *    cancelled orders are among the ids it expected (or created), is its transaction: CONFIRMED (how
- *    `order-events`). A cancel-only request matches a transaction that only cancelled orders it
- *    expected. (A reverted transaction leaves no event: it is settled by rule 3 or 4, and "not
+ *    created orders are exactly the request's new orders (side, price, size) and which cancelled
+ *    every order the request expected in a slot, is its transaction: CONFIRMED (how `order-events`).
+ *    Exact matches (nothing else cancelled but the orders it created itself) are assigned first, then
+ *    the others (our resting orders cancelled by self-trade), lowest nonce first, one transaction per
+ *    request. (A reverted transaction leaves no event: it is settled by rule 3 or 4, and "not
  *    executed" is what a revert means.)
  * 3. Nonce fence. The wallet's intent nonces only increase: once a request with a higher nonce is
  *    CONFIRMED, a lower one either executed before it or never will. So after a CONFIRMED request of
@@ -152,9 +153,10 @@ export class TxEvidence {
   }
 
   /**
-   * The unclaimed transaction that must be `subject`'s by rule 2, oldest first; undefined when none.
+   * The unclaimed transaction (not in `taken` either) that must be `subject`'s by rule 2, oldest
+   * first; undefined when none. `exact`: nothing cancelled beyond what it expected and created.
    */
-  match(subject: ReconcileSubject): Hex | undefined {
+  match(subject: ReconcileSubject, mode: 'exact' | 'loose' = 'loose', taken: ReadonlySet<Hex> = new Set()): Hex | undefined {
     const plan = subject.plan;
     if (plan === undefined) return undefined;
     const market = planMarket(plan);
@@ -166,19 +168,23 @@ export class TxEvidence {
     let best: TxRecord | undefined;
     for (const record of this.#txs.values()) {
       if (record.market !== market.toLowerCase() || record.timeMs < from || record.timeMs > to) continue;
-      if (this.#claimed.has(record.txHash)) continue;
-      if (!matches(record, wanted, cancelled)) continue;
+      if (this.#claimed.has(record.txHash) || taken.has(record.txHash)) continue;
+      if (!matches(record, wanted, cancelled, mode === 'exact')) continue;
       if (best === undefined || record.timeMs < best.timeMs) best = record;
     }
     return best?.txHash;
   }
 }
 
-function matches(record: TxRecord, wanted: readonly { side: string; price: bigint; size: bigint }[], cancelled: ReadonlySet<bigint>): boolean {
-  const createdIds = new Set(record.created.map((order) => order.orderId));
-  for (const id of record.canceled) if (!cancelled.has(id) && !createdIds.has(id)) return false;
-  if (wanted.length === 0) return record.created.length === 0 && record.canceled.size > 0;
-  if (record.created.length === 0 || record.created.length > wanted.length) return false;
+function matches(record: TxRecord, wanted: readonly { side: string; price: bigint; size: bigint }[], cancelled: ReadonlySet<bigint>, exact: boolean): boolean {
+  // Every order it expected in a slot was cancelled (a request's cancels are all or nothing).
+  for (const id of cancelled) if (!record.canceled.has(id)) return false;
+  if (exact) {
+    const createdIds = new Set(record.created.map((order) => order.orderId));
+    for (const id of record.canceled) if (!cancelled.has(id) && !createdIds.has(id)) return false;
+  }
+  if (wanted.length === 0) return record.created.length === 0 && cancelled.size > 0;
+  if (record.created.length !== wanted.length) return false;
   const left = wanted.map((order) => `${order.side}:${order.price}:${order.size}`);
   for (const order of record.created) {
     const index = left.indexOf(`${order.side}:${order.price}:${order.size}`);
@@ -189,24 +195,55 @@ function matches(record: TxRecord, wanted: readonly { side: string; price: bigin
 }
 
 /**
- * One reconciliation step for `subject`: a verdict from the receipt, the order events, the nonce
- * fence or the deadline; `unknown` when nothing settles it yet.
+ * One reconciliation pass over `subjects`: a verdict for each, from receipts (read concurrently),
+ * the order events (exact matches first, then the others, lowest nonce first, one transaction per
+ * request), the nonce fence or the deadline; `unknown` when nothing settles it yet, or when its
+ * receipt could not be read.
  *
  * @example
- * const verdict = await reconcileRequest(subject, { receipts, evidence, fence, passStartedAt, now: clock.now(), rules });
+ * const verdicts = await reconcilePass(subjects, { receipts, evidence, fence, passStartedAt, now: clock.now(), rules });
  */
-export async function reconcileRequest(subject: ReconcileSubject, context: ReconcileContext): Promise<Verdict> {
+export async function reconcilePass(subjects: readonly ReconcileSubject[], context: ReconcileContext): Promise<Map<string, Verdict>> {
   const { receipts, evidence, fence, passStartedAt, now, rules } = context;
-  if (subject.txHash !== undefined) {
-    const receipt = await receipts.receipt(subject.txHash);
-    if (receipt !== null) {
-      return { kind: 'executed', status: receipt.success ? 'CONFIRMED' : 'REVERTED', txHash: subject.txHash, how: 'receipt', blockNumber: receipt.blockNumber };
+  const ordered = [...subjects].sort((a, b) => (a.nonce < b.nonce ? -1 : a.nonce > b.nonce ? 1 : 0));
+  const reads = await Promise.all(
+    ordered.map((subject) => (subject.txHash === undefined ? Promise.resolve(null) : receipts.receipt(subject.txHash).catch(() => undefined))),
+  );
+  const verdicts = new Map<string, Verdict>();
+  const unreadable = new Set<string>();
+  ordered.forEach((subject, index) => {
+    if (subject.txHash === undefined) return;
+    const receipt = reads[index];
+    if (receipt === undefined) unreadable.add(subject.requestId);
+    else if (receipt !== null) {
+      verdicts.set(subject.requestId, { kind: 'executed', status: receipt.success ? 'CONFIRMED' : 'REVERTED', txHash: subject.txHash, how: 'receipt', blockNumber: receipt.blockNumber });
+    } else if (evidence.seen(subject.txHash)) {
+      verdicts.set(subject.requestId, { kind: 'executed', status: 'CONFIRMED', txHash: subject.txHash, how: 'order-events' });
     }
-    if (evidence.seen(subject.txHash)) return { kind: 'executed', status: 'CONFIRMED', txHash: subject.txHash, how: 'order-events' };
-  } else {
-    const txHash = evidence.match(subject);
-    if (txHash !== undefined) return { kind: 'executed', status: 'CONFIRMED', txHash, how: 'order-events' };
+  });
+  const taken = new Set<Hex>();
+  for (const mode of ['exact', 'loose'] as const) {
+    for (const subject of ordered) {
+      if (subject.txHash !== undefined || verdicts.has(subject.requestId)) continue;
+      const txHash = evidence.match(subject, mode, taken);
+      if (txHash === undefined) continue;
+      taken.add(txHash);
+      verdicts.set(subject.requestId, { kind: 'executed', status: 'CONFIRMED', txHash, how: 'order-events' });
+    }
   }
+  for (const subject of ordered) {
+    if (verdicts.has(subject.requestId)) continue;
+    if (unreadable.has(subject.requestId)) {
+      verdicts.set(subject.requestId, { kind: 'unknown' });
+      continue;
+    }
+    verdicts.set(subject.requestId, lastResort(subject, fence, passStartedAt, now, rules));
+  }
+  return verdicts;
+}
+
+/** Rules 3 and 4 for a request nothing else settled. */
+function lastResort(subject: ReconcileSubject, fence: NonceFence | undefined, passStartedAt: number, now: number, rules: ReconcileRules): Verdict {
   const how = subject.txHash === undefined ? 'order-events' : 'receipt';
   if (fence !== undefined && fence.nonce > subject.nonce && passStartedAt >= fence.atMs + rules.eventLagMs) {
     return { kind: 'not-executed', how, reason: `not executed: nonce ${fence.nonce} above it was confirmed and nothing shows it` };
@@ -215,4 +252,9 @@ export async function reconcileRequest(subject: ReconcileSubject, context: Recon
     return { kind: 'not-executed', how, reason: `not executed: no trace ${rules.graceMs} ms after its deadline` };
   }
   return { kind: 'unknown' };
+}
+
+/** `reconcilePass` for one request. */
+export async function reconcileRequest(subject: ReconcileSubject, context: ReconcileContext): Promise<Verdict> {
+  return (await reconcilePass([subject], context)).get(subject.requestId) ?? { kind: 'unknown' };
 }

@@ -45,6 +45,8 @@ describe('execution engine under faults', () => {
     setup = engineOn(v, tmp.dir, { engine: { maxPendingOutcomes: cap }, responseTimeoutMs: 1_500 });
     const { engine } = setup;
     const market = v.market.address;
+    let jwts = 0;
+    setup.relay.session.renewals$.subscribe(() => (jwts += 1));
     await engine.start();
     await setFaults(v.venue, { dropWebSocketsEveryMs: 300, withholdOutcomesRate: 0.25, outcomeDelayMs: 80, unknownResponseRate: 0.2 });
     let maxServerPending = 0;
@@ -70,6 +72,8 @@ describe('execution engine under faults', () => {
     expect(statuses.get('CONFIRMED') ?? 0).toBeGreaterThan(80);
     for (const status of statuses.keys()) expect(['CONFIRMED', 'DROPPED', 'REJECTED']).toContain(status);
     const stats = engine.stats();
+    // JWTs of 2 s: renewed, and every reconnect signs in with a valid one.
+    expect(jwts).toBeGreaterThan(1);
     expect(stats.reconnects).toBeGreaterThan(0);
     expect(stats.reconciled).toBeGreaterThan(0);
     expect(stats.maxPendingOutcomes).toBeLessThanOrEqual(cap);

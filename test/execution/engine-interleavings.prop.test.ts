@@ -12,7 +12,9 @@
  *   anything else: never);
  * - the engine's orders and slots are the chain's, and its stop cancels every one of them.
  *
- * fast-check prints the seed and path of a failure; replay with `fc.assert(..., { seed, path })`.
+ * fast-check prints the seed and path of a failure; replay it with CLOBBOT_PROP_SEED=<seed>
+ * CLOBBOT_PROP_PATH=<path> (CLOBBOT_PROP_RUNS sets the number of runs, default 100;
+ * CLOBBOT_TEST_LOG=debug shows the engine's log).
  */
 import { privateKeyToAccount } from 'viem/accounts';
 import fc from 'fast-check';
@@ -195,13 +197,6 @@ async function run(s: fc.Scheduler, commands: readonly Command[], seed: number, 
 
     // The engine's orders and slots are the chain's.
     const slots = new Map(chain.liveOrders().map((order) => [order.id, order.slot]));
-    if (process.env['CLOBBOT_PROP_DEBUG'] && stateOf(engine, spec.address).orders.some((order) => order.slot !== slots.get(order.orderId!))) {
-      console.log('COMMANDS', JSON.stringify(commands));
-      console.log('CHAIN', JSON.stringify(chain.liveOrders().map((o) => [String(o.id), o.slot, String(o.price), o.txHash.slice(-4)])));
-      console.log('ENGINE', JSON.stringify(stateOf(engine, spec.address).orders.map((o) => [String(o.orderId), o.slot, String(o.price)])));
-      for (const read of lines) for (const line of read()) console.log('J', line.slice(0, 200));
-      console.log('EVENTS', JSON.stringify(chain.events.map((e) => [e.eventType, e.eventData.orderId, e.transactionHash.slice(-4), e.eventData.marketAddress.slice(0, 4)])));
-    }
     for (const order of stateOf(engine, spec.address).orders) expect(order.slot, `order ${order.orderId}`).toBe(slots.get(order.orderId!));
 
     // Each fate is what the chain did; nothing was placed twice.
@@ -228,7 +223,6 @@ async function run(s: fc.Scheduler, commands: readonly Command[], seed: number, 
       await flush();
     }
     const stats = await stopping;
-    if (process.env["CLOBBOT_PROP_DEBUG"]) console.log("RUN", JSON.stringify(stats), commands.length, generation);
     maxPending.push(stats.maxPendingOutcomes);
     expect(stats.unresolved).toBe(0);
     expect(chain.liveOrders()).toEqual([]);
@@ -253,7 +247,7 @@ describe('execution engine interleavings (fast-check scheduler)', () => {
         run(s, commands, seed, cap, policy),
       ),
       {
-        numRuns: Number(process.env['CLOBBOT_PROP_RUNS'] ?? 25),
+        numRuns: Number(process.env['CLOBBOT_PROP_RUNS'] ?? 100),
         ...(process.env['CLOBBOT_PROP_SEED'] === undefined ? {} : { seed: Number(process.env['CLOBBOT_PROP_SEED']) }),
         ...(process.env['CLOBBOT_PROP_PATH'] === undefined ? {} : { path: process.env['CLOBBOT_PROP_PATH'], endOnFailure: true }),
       },
