@@ -194,3 +194,8 @@ export { priceAtOffset, priceOnTick } from './strategy/tick-price.ts';
 export { createMarketSpec, type MarketSpec, type TokenSpec } from './venue/market-spec.ts';
 export { createSimVenue } from './venue/create-sim-venue.ts';
 export { createSimServer, type SimServer } from './sim/sim-server.ts';
+
+// execution
+export { createExecutionEngine } from './execution/create-execution-engine.ts';
+export type { EngineStats, ExecutionEngine, ExecutionEngineParameters, IntentFate, IntentReport } from './execution/execution-engine.ts';
+export { loadSigner } from './execution/signer-source.ts';
