@@ -19,6 +19,7 @@ import {
   venueOrderIds,
   type EngineSetup,
   type EngineVenue,
+  tearDownEngineWorld,
 } from './engine-support.ts';
 
 let v: EngineVenue | undefined;
@@ -26,10 +27,7 @@ let setup: EngineSetup | undefined;
 let tmp: ReturnType<typeof tempJournalDir> | undefined;
 
 afterEach(async () => {
-  await setup?.engine.stop({ cancelAll: false, timeoutMs: 2_000 }).catch(() => undefined);
-  await setup?.relay.stop();
-  await v?.venue.stop();
-  tmp?.remove();
+  await tearDownEngineWorld({ setup, v, tmp });
   v = undefined;
   setup = undefined;
   tmp = undefined;

@@ -21,6 +21,8 @@ import {
   venueOrderIds,
   type EngineSetup,
   type EngineVenue,
+  currentState,
+  tearDownEngineWorld,
 } from './engine-support.ts';
 
 let v: EngineVenue | undefined;
@@ -29,11 +31,7 @@ let tmp: ReturnType<typeof tempJournalDir> | undefined;
 let proxy: TcpProxy | undefined;
 
 afterEach(async () => {
-  await setup?.engine.stop({ cancelAll: false, timeoutMs: 2_000 }).catch(() => undefined);
-  await setup?.relay.stop();
-  await proxy?.stop();
-  await v?.venue.stop();
-  tmp?.remove();
+  await tearDownEngineWorld({ setup, v, tmp, proxy });
   v = undefined;
   setup = undefined;
   tmp = undefined;
@@ -41,9 +39,7 @@ afterEach(async () => {
 });
 
 function current(market: `0x${string}`): MarketState {
-  let value: MarketState | undefined;
-  setup!.engine.state$(market).subscribe((state) => (value = state as MarketState)).unsubscribe();
-  return value!;
+  return currentState(setup!, market);
 }
 
 describe('execution engine reconciliation without transaction hashes', () => {

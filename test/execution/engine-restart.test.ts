@@ -24,6 +24,8 @@ import {
   WALLET,
   type EngineSetup,
   type EngineVenue,
+  currentState,
+  tearDownEngineWorld,
 } from './engine-support.ts';
 
 let v: EngineVenue | undefined;
@@ -31,19 +33,14 @@ let setup: EngineSetup | undefined;
 let tmp: ReturnType<typeof tempJournalDir> | undefined;
 
 afterEach(async () => {
-  await setup?.engine.stop({ cancelAll: false, timeoutMs: 2_000 }).catch(() => undefined);
-  await setup?.relay.stop();
-  await v?.venue.stop();
-  tmp?.remove();
+  await tearDownEngineWorld({ setup, v, tmp });
   v = undefined;
   setup = undefined;
   tmp = undefined;
 });
 
 function current(market: `0x${string}`): MarketState {
-  let value: MarketState | undefined;
-  setup!.engine.state$(market).subscribe((state) => (value = state as MarketState)).unsubscribe();
-  return value!;
+  return currentState(setup!, market);
 }
 
 /** Runs the child engine until it has intents in flight, then kills it with SIGKILL. */

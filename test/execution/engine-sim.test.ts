@@ -20,6 +20,8 @@ import {
   venueOrderIds,
   type EngineSetup,
   type EngineVenue,
+  currentState,
+  tearDownEngineWorld,
 } from './engine-support.ts';
 
 let v: EngineVenue | undefined;
@@ -27,20 +29,14 @@ let setup: EngineSetup | undefined;
 let tmp: ReturnType<typeof tempJournalDir> | undefined;
 
 afterEach(async () => {
-  await setup?.engine.stop({ cancelAll: false, timeoutMs: 2_000 }).catch(() => undefined);
-  await setup?.relay.stop();
-  await v?.venue.stop();
-  tmp?.remove();
+  await tearDownEngineWorld({ setup, v, tmp });
   v = undefined;
   setup = undefined;
   tmp = undefined;
 });
 
-/** The engine's current state of `market` (state$ replays it at once). */
 function current(market: `0x${string}`): MarketState {
-  let value: MarketState | undefined;
-  setup!.engine.state$(market).subscribe((state) => (value = state as MarketState)).unsubscribe();
-  return value!;
+  return currentState(setup!, market);
 }
 
 describe('execution engine on the local venue', () => {

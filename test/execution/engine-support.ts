@@ -25,6 +25,7 @@ import { createExecutionEngine } from '../../src/execution/create-execution-engi
 import type { ExecutionEngine, ExecutionEngineParameters, ReceiptReader, UserDataReader } from '../../src/execution/execution-engine.ts';
 import { decodeJournalLine, type JournalRecord } from '../../src/execution/journal-record.ts';
 import { journalPath, nodeJournalFs, openJournal, type JournalFs } from '../../src/execution/journal.ts';
+import type { MarketState } from '../../src/execution/portfolio.ts';
 import { createReceiptWatcher } from '../../src/execution/relay-receipts.ts';
 import { createRelaySession, type RelaySession } from '../../src/execution/relay-session.ts';
 import { createFailoverTransport, createRestRelayTransport, createWsRelayTransport, type RelayTransport } from '../../src/execution/relay-transport.ts';
@@ -327,4 +328,25 @@ export function createdByPrice(v: EngineVenue, market: Address): Map<bigint, num
 /** The venue's resting order ids of the account on `market`. */
 export function venueOrderIds(v: EngineVenue, market: Address): bigint[] {
   return v.venue.server.venue.openOrders(v.accountId, market).map((order) => order.id);
+}
+
+/** Stops whatever a test started (engine, relay, proxy, venue, temp journal), in that order. */
+export async function tearDownEngineWorld(world: {
+  readonly setup?: EngineSetup | undefined;
+  readonly v?: EngineVenue | undefined;
+  readonly tmp?: { remove(): void } | undefined;
+  readonly proxy?: { stop(): Promise<void> } | undefined;
+}): Promise<void> {
+  await world.setup?.engine.stop({ cancelAll: false, timeoutMs: 2_000 }).catch(() => undefined);
+  await world.setup?.relay.stop();
+  await world.proxy?.stop();
+  await world.v?.venue.stop();
+  world.tmp?.remove();
+}
+
+/** The engine's current state of `market` (state$ replays it at once). */
+export function currentState(setup: EngineSetup, market: Address): MarketState {
+  let value: MarketState | undefined;
+  setup.engine.state$(market).subscribe((state) => (value = state as MarketState)).unsubscribe();
+  return value!;
 }
