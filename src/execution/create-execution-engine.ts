@@ -31,7 +31,7 @@ import type {
 } from './execution-engine.ts';
 import { InFlightTracker } from './in-flight-tracker.ts';
 import { IntentQueue, type DroppedIntent } from './intent-queue.ts';
-import { planIntent, planMarket, type RequestPlan } from './intent-plan.ts';
+import { planCancelledIds, planIntent, planMarket, type RequestPlan } from './intent-plan.ts';
 import { createPlanSigner, intentOfPlan, isTriggerCreation, planOfRequest, requestStampOf, type PlanSigner } from './intent-signer.ts';
 import { journalHistory, readJournalRecords } from './journal-history.ts';
 import { summarizeIntent, type FinalStatus, type JournalRecordInput, type ResolvedHow } from './journal-record.ts';
@@ -55,6 +55,7 @@ export const DEFAULT_ENGINE_TUNING: Omit<EngineTuning, 'stopTimeoutMs'> = Object
   reconcileGraceMs: 10_000,
   eventLagMs: 3_000,
   reconcileQuietMs: 3_000,
+  staleViewHoldMs: 3_000,
   maxAttempts: 5,
   idWaitMs: 5_000,
   resendDelayMs: 250,
@@ -69,6 +70,26 @@ const MAX_RESENDS = 6;
 const RESEND_MIN_DEADLINE_LEFT_MS = 5_000;
 /** Order events older than this are dropped from the reconciliation index. */
 const EVIDENCE_KEEP_MS = 10 * 60_000;
+/** The relay code (and revert reason prefix, docs/protocol.md) of a slot that did not hold the expected order. */
+const STALE_SLOT_CODE = 'EXPECTED_ORDER_ID_MISMATCH';
+
+/**
+ * A market whose slot view proved stale (an intent expected an order its slot no longer held):
+ * its slot-bound intents wait until an active-orders read after `since` changed the view, or
+ * `staleViewHoldMs` passed.
+ */
+interface StaleView {
+  readonly since: number;
+  /** The slots' order ids when it was found stale (viewKey). */
+  readonly view: string;
+  /** An active-orders read started after `since` was applied. */
+  refreshed: boolean;
+}
+
+/** Whether a plan names slots by the orders they hold, so a stale view of them makes it revert. */
+function bindsSlots(plan: RequestPlan): plan is Exclude<RequestPlan, { readonly kind: 'cancel-trigger' }> {
+  return plan.kind === 'replace' || (plan.kind === 'batch' && plan.cancelSlots.length > 0);
+}
 
 interface Aggregate {
   readonly intent: Intent;
@@ -89,6 +110,8 @@ interface Ticket {
   /** When it started waiting for order ids, and the portfolio version it waited on. */
   parkedSince: number | undefined;
   parkedVersion: number;
+  /** Held back by a stale view of its market's slots until this clock time at most. */
+  heldUntil: number | undefined;
   settled: boolean;
 }
 
@@ -214,6 +237,9 @@ class Engine implements ExecutionEngine {
   #pollAgain = false;
   #eventsCursorMs = 0;
   #nextActiveAt = 0;
+  /** Markets whose slot view proved stale, and those whose active orders are to be read at the next poll. */
+  readonly #staleViews = new Map<Address, StaleView>();
+  readonly #refreshActive = new Set<Address>();
 
   /** CONFIRMED outcomes not yet given to the portfolio (see #flushConfirmations), in nonce order. */
   readonly #confirmations: PendingConfirmation[] = [];
@@ -230,6 +256,7 @@ class Engine implements ExecutionEngine {
     signed: 0,
     confirmed: 0,
     reverted: 0,
+    staleSlotReverts: 0,
     dropped: 0,
     rejected: 0,
     refused: 0,
@@ -325,7 +352,7 @@ class Engine implements ExecutionEngine {
 
   #ticket(intent: Intent, resolve: (fate: IntentFate) => void, parent: Aggregate | undefined): Ticket {
     this.#ticketSeq += 1;
-    return { seq: this.#ticketSeq, intent, riskReducing: isRiskReducing(intent), resolve, parent, attempts: 0, parkedSince: undefined, parkedVersion: 0, settled: false };
+    return { seq: this.#ticketSeq, intent, riskReducing: isRiskReducing(intent), resolve, parent, attempts: 0, parkedSince: undefined, parkedVersion: 0, heldUntil: undefined, settled: false };
   }
 
   #refusalAtSubmit(intent: Intent): BaseError | undefined {
@@ -617,7 +644,10 @@ class Engine implements ExecutionEngine {
     // Waiting for order ids: again once the portfolio changed, or (CancelAll) when the wait is over.
     const parked = pick(
       this.#parked,
-      (ticket) => ticket.parkedVersion !== this.#version || (ticket.intent.type === 'CancelAll' && now - (ticket.parkedSince ?? now) >= this.#tuning.idWaitMs),
+      (ticket) =>
+        ticket.parkedVersion !== this.#version ||
+        (ticket.heldUntil !== undefined && now >= ticket.heldUntil) ||
+        (ticket.intent.type === 'CancelAll' && now - (ticket.parkedSince ?? now) >= this.#tuning.idWaitMs),
     );
     if (parked !== undefined) return parked;
     return this.#queue.take({ placementsAllowed: placements })?.meta;
@@ -656,6 +686,15 @@ class Engine implements ExecutionEngine {
         return;
       case 'ready':
         break;
+    }
+    const heldUntil = this.#staleHold(planned.plan, now);
+    ticket.heldUntil = heldUntil;
+    if (heldUntil !== undefined) {
+      ticket.parkedVersion = this.#version;
+      this.#parked.push(ticket);
+      this.#wakeAtTime(heldUntil);
+      this.#log.debug({ purpose: intent.purpose }, 'intent waits for a fresh view of its slots');
+      return;
     }
     const nonces = this.#nonces!;
     let nonce: bigint;
@@ -851,7 +890,9 @@ class Engine implements ExecutionEngine {
 
   #onRejected(req: EngineRequest, code: string, message: string, retryable: boolean, retryAfterMs: number | null): void {
     this.#count.rejected += 1;
-    this.killSwitch.recordFailure();
+    // A relay that checks expected ids before sending says what a revert would: the view is stale.
+    if (code === STALE_SLOT_CODE) this.#onStaleView(req);
+    else this.killSwitch.recordFailure();
     this.#finish(req, { how: 'rejected', status: 'REJECTED', reason: short(`${code}: ${message}`, 1024) });
     this.#portfolio.applyOutcome(req.requestId, 'REJECTED');
     const ticket = req.ticket;
@@ -953,6 +994,9 @@ class Engine implements ExecutionEngine {
       this.#evidence.claim(hash, this.#context.clock.now());
     }
     if (outcomeRecord !== undefined) this.#append(outcomeRecord);
+    // Before #finish: that frees a place under the cap, and the next intent is planned at once.
+    const staleSlot = status === 'REVERTED' && reason?.startsWith(STALE_SLOT_CODE) === true;
+    if (staleSlot) this.#onStaleView(req);
     // Queued before the request leaves the unresolved set, so the flush sees it in nonce order.
     const market = req.plan === undefined ? undefined : planMarket(req.plan);
     const queued = status === 'CONFIRMED' && market !== undefined;
@@ -968,7 +1012,8 @@ class Engine implements ExecutionEngine {
       if (req.plan !== undefined && req.plan.kind !== 'cancel-trigger') this.#requestPoll(this.#tuning.pollMs);
     } else if (status === 'REVERTED') {
       this.#count.reverted += 1;
-      this.killSwitch.recordFailure();
+      if (staleSlot) this.#count.staleSlotReverts += 1;
+      else this.killSwitch.recordFailure();
     } else {
       this.#count.dropped += 1;
     }
@@ -1113,6 +1158,41 @@ class Engine implements ExecutionEngine {
 
   // ---- user data and reconciliation ----------------------------------------------------------
 
+  /**
+   * An intent of `req`'s market expected an order that its slot no longer held: a fill or cancel
+   * the order events have not brought yet (the API caches them). Not a failure: the orders it
+   * expected are doubted (an active-orders read without them proves them ended), the market's
+   * active orders are read at once, and its slot-bound intents wait for that fresher view.
+   */
+  #onStaleView(req: EngineRequest): void {
+    const plan = req.plan;
+    if (plan === undefined || plan.kind === 'cancel-trigger') return;
+    const market = plan.market.toLowerCase() as Address;
+    const now = this.#context.clock.now();
+    this.#portfolio.doubtOrders(market, planCancelledIds(plan), now);
+    this.#staleViews.set(market, { since: now, view: this.#viewKey(market), refreshed: false });
+    this.#refreshActive.add(market);
+    this.#log.info({ requestId: req.requestId, market }, 'a slot no longer held the expected order: reading the active orders before the next slot-bound intent');
+    this.#requestPoll(0);
+  }
+
+  /** Until when a plan waits for a fresh view of its market's slots (undefined: it may go now). */
+  #staleHold(plan: RequestPlan, now: number): number | undefined {
+    if (!bindsSlots(plan)) return undefined;
+    const market = plan.market.toLowerCase() as Address;
+    const stale = this.#staleViews.get(market);
+    if (stale === undefined) return undefined;
+    const until = stale.since + this.#tuning.staleViewHoldMs;
+    if (now < until && !(stale.refreshed && this.#viewKey(market) !== stale.view)) return until;
+    this.#staleViews.delete(market);
+    return undefined;
+  }
+
+  /** The market's slots as the order ids they hold, comparable. */
+  #viewKey(market: Address): string {
+    return this.#portfolio.slotOrderIds(market).join(',');
+  }
+
   #requestPoll(delayMs: number): void {
     if (this.#lifecycle !== 'running' && this.#lifecycle !== 'stopping') return;
     const due = this.#context.clock.now() + delayMs;
@@ -1166,12 +1246,17 @@ class Engine implements ExecutionEngine {
         if (at > newest) newest = at;
       }
       if (Number.isFinite(newest)) this.#eventsCursorMs = Math.max(this.#eventsCursorMs, newest - this.#tuning.eventsOverlapMs);
-      if (startedAt >= this.#nextActiveAt) {
-        this.#nextActiveAt = startedAt + this.#tuning.activeOrdersEveryMs;
-        for (const market of this.#portfolio.markets()) {
-          const orders = await userData.activeOrders(market);
-          this.#portfolio.applyActiveOrders(market, orders, { asOfMs: startedAt });
-        }
+      const everyMarket = startedAt >= this.#nextActiveAt;
+      if (everyMarket) this.#nextActiveAt = startedAt + this.#tuning.activeOrdersEveryMs;
+      for (const market of everyMarket ? this.#portfolio.markets() : [...this.#refreshActive]) {
+        const orders = await userData.activeOrders(market);
+        const stale = this.#staleViews.get(market);
+        // A read that started before the view proved stale may miss what made it so: the next poll reads again.
+        const fresh = stale === undefined || startedAt >= stale.since;
+        if (fresh) this.#refreshActive.delete(market);
+        // Before applying: the state change it causes wakes the intents the stale view holds.
+        if (fresh && stale !== undefined) stale.refreshed = true;
+        this.#portfolio.applyActiveOrders(market, orders, { asOfMs: startedAt });
       }
     } catch (error) {
       this.#log.warn({ err: error }, 'user data poll failed');

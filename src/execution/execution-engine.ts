@@ -106,6 +106,11 @@ export interface EngineTuning {
   readonly eventLagMs: number;
   /** A request under reconciliation stops holding placements back after a pass this long after it started found nothing, ms. Default 3000. */
   readonly reconcileQuietMs: number;
+  /**
+   * After an EXPECTED_ORDER_ID_MISMATCH revert, the market's slot-bound intents wait for its view to
+   * be refreshed (active orders read at once) at most this long, ms. Default 3000.
+   */
+  readonly staleViewHoldMs: number;
   /** Signed attempts per intent (retryable rejections, re-signs after NOT_SENT). Default 5. */
   readonly maxAttempts: number;
   /** A CancelAll waits this long for unknown order ids, then cancels what it knows, ms. Default 5000. */
@@ -128,6 +133,12 @@ export interface EngineStats {
   /** Requests CONFIRMED (by outcome, receipt or reconciliation). */
   readonly confirmed: number;
   readonly reverted: number;
+  /**
+   * Of the reverted, those whose slot no longer held the order the intent expected
+   * (EXPECTED_ORDER_ID_MISMATCH): a fill or cancel the engine had not seen yet. They refresh the
+   * market's view and do not count toward the kill switch's error rate.
+   */
+  readonly staleSlotReverts: number;
   /** Requests DROPPED: the relay's DROPPED outcome, or reconciled as not executed. */
   readonly dropped: number;
   /** REJECTED answers (each attempt). */

@@ -549,8 +549,26 @@ export class Portfolio {
   /**
    * Applies a snapshot of the market's active orders taken at `asOfMs` (the response's `timestamp`).
    * Listed orders are live with their remaining size; with `complete` (default: the list is not
-   * truncated), an order created at least `activeOrdersGraceMs` before `asOfMs` that is not listed is gone.
+   * truncated), an order created at least `activeOrdersGraceMs` before `asOfMs` that is not listed is
+   * gone, and so is one doubted (`doubtOrders`) at or before `asOfMs`.
    */
+  /**
+   * Records that an intent expecting these orders in their slots reverted at `atMs`
+   * (EXPECTED_ORDER_ID_MISMATCH): at least one of them had ended. The indexing grace protects a
+   * just-created order missing from a snapshot; a doubted one is created long enough before to be
+   * indexed, so a complete snapshot at or after `atMs` without it proves it ended. Unknown ids are
+   * ignored.
+   *
+   * @example portfolio.doubtOrders(market, [41n, 42n], clock.now())
+   */
+  doubtOrders(market: Address, orderIds: readonly bigint[], atMs: number): void {
+    const book = this.#book(market);
+    for (const orderId of orderIds) {
+      const record = book.byId.get(orderId);
+      if (record !== undefined && (record.doubtedAt === undefined || atMs < record.doubtedAt)) record.doubtedAt = atMs;
+    }
+  }
+
   applyActiveOrders(market: Address, orders: readonly ActiveOrder[], options: { readonly asOfMs?: number; readonly complete?: boolean } = {}): ApplyResult[] {
     const book = this.#markets.get(market.toLowerCase() as Address);
     if (book === undefined) return orders.map(() => ({ status: 'ignored', reason: 'unknown-market' }) as const);
@@ -904,6 +922,7 @@ export class Portfolio {
   #gone(book: MarketBook, record: OrderRecord): boolean {
     const snapshot = book.snapshot;
     if (snapshot === undefined || record.orderId === undefined || snapshot.ids.has(record.orderId)) return false;
+    if (record.doubtedAt !== undefined && record.doubtedAt <= snapshot.asOf) return true;
     const created = this.#createdTime(record);
     return created !== undefined && created <= snapshot.asOf - this.#graceMs;
   }

@@ -87,6 +87,8 @@ export interface OrderRecord {
   knownSlot: number | undefined;
   /** Set when a settled placement freed this order inside its transaction. */
   freedAt: number | undefined;
+  /** When an intent that expected it in its slot reverted (Portfolio.doubtOrders). */
+  doubtedAt: number | undefined;
 }
 
 /** What the replay reads of the portfolio. */
@@ -301,6 +303,7 @@ export function blankRecord(market: Address, orderId: bigint | undefined, order:
     listed: false,
     knownSlot: undefined,
     freedAt: undefined,
+    doubtedAt: undefined,
   };
 }
 

@@ -22,7 +22,7 @@ import { resolveNetwork } from '../../src/config/network-config.ts';
 import type { EngineConfig, RiskConfig } from '../../src/config/run-config.ts';
 import type { SimConfig } from '../../src/config/sim-config.ts';
 import { createExecutionEngine } from '../../src/execution/create-execution-engine.ts';
-import type { ExecutionEngine, ExecutionEngineParameters, ReceiptReader, UserDataReader } from '../../src/execution/execution-engine.ts';
+import type { EngineTuning, ExecutionEngine, ExecutionEngineParameters, ReceiptReader, UserDataReader } from '../../src/execution/execution-engine.ts';
 import { decodeJournalLine, type JournalRecord } from '../../src/execution/journal-record.ts';
 import { journalPath, nodeJournalFs, openJournal, type JournalFs } from '../../src/execution/journal.ts';
 import type { MarketState } from '../../src/execution/portfolio.ts';
@@ -220,6 +220,8 @@ export function engineOn(
   options: {
     readonly engine?: Partial<EngineConfig>;
     readonly overrides?: Partial<ExecutionEngineParameters>;
+    /** Replaces some of the test timings below. */
+    readonly tuning?: Partial<EngineTuning>;
     readonly seed?: number;
     readonly responseTimeoutMs?: number;
     /** The relay WebSocket through another base URL (a proxy); REST and reads go straight to the venue. */
@@ -250,7 +252,7 @@ export function engineOn(
     risk: TEST_RISK,
     mid: (market) => (market === v.market.address ? v.mid : market === v.markets.find((spec) => spec.address !== v.market.address)?.address ? 300_000n : undefined),
     deadlineSec: 6,
-    tuning: { pollMs: 150, idlePollMs: 500, reconcileGraceMs: 2_000, eventLagMs: 300, reconcileQuietMs: 600, idWaitMs: 1_500, activeOrdersEveryMs: 2_000, outcomeWaitMs: 1_000, outcomeGiveUpMs: 10_000 },
+    tuning: { pollMs: 150, idlePollMs: 500, reconcileGraceMs: 2_000, eventLagMs: 300, reconcileQuietMs: 600, idWaitMs: 1_500, activeOrdersEveryMs: 2_000, outcomeWaitMs: 1_000, outcomeGiveUpMs: 10_000, ...options.tuning },
     journalFs: journal.fs,
     ...options.overrides,
   };

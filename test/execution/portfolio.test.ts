@@ -409,6 +409,22 @@ describe('portfolio: active orders and balances', () => {
     expect(portfolio.state(M).orders).toEqual([]);
   });
 
+  it('takes a doubted order missing from a later snapshot as gone without the grace, and back when listed again', () => {
+    const { portfolio } = setup();
+    portfolio.applyOrderEvent(created(at(6), 8n, 'BUY', 100n, 1000n));
+    portfolio.applyOrderEvent(created(at(7), 9n, 'BUY', 99n, 1000n));
+    portfolio.doubtOrders(M, [8n, 9n, 77n], T0 + 9_000); // 77: unknown, ignored
+    portfolio.applyActiveOrders(M, [], { asOfMs: T0 + 8_500 }); // taken before the doubt: the grace still applies
+    expect(portfolio.state(M).orders.map((o) => o.orderId)).toEqual([8n, 9n]);
+    portfolio.applyActiveOrders(M, [active(9, 'BUY', 99n, 1000n, 1000n, 7)], { asOfMs: T0 + 9_500 });
+    expect(portfolio.state(M).orders.map((o) => o.orderId)).toEqual([9n]);
+    // A later snapshot still without it (and inside the grace) keeps it gone: state is derived from facts.
+    portfolio.applyActiveOrders(M, [active(9, 'BUY', 99n, 1000n, 1000n, 7)], { asOfMs: T0 + 10_000 });
+    expect(portfolio.state(M).orders.map((o) => o.orderId)).toEqual([9n]);
+    portfolio.applyActiveOrders(M, [active(8, 'BUY', 100n, 1000n, 1000n, 6), active(9, 'BUY', 99n, 1000n, 1000n, 7)], { asOfMs: T0 + 10_500 });
+    expect(portfolio.state(M).orders.map((o) => o.orderId)).toEqual([8n, 9n]);
+  });
+
   it('keeps an order confirmed after the snapshot was taken', () => {
     const { portfolio, clock } = setup();
     clock.advanceTo(T0 + 10_000);

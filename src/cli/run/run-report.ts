@@ -103,7 +103,7 @@ export function formatRunSummary(input: RunSummaryInput): string {
   const stats = input.stats;
   if (stats !== undefined) {
     lines.push(
-      `  engine      signed ${stats.signed}, confirmed ${stats.confirmed}, reverted ${stats.reverted}, rejected ${stats.rejected}, refused ${stats.refused}, ` +
+      `  engine      signed ${stats.signed}, confirmed ${stats.confirmed}, reverted ${stats.reverted}${stats.staleSlotReverts === 0 ? '' : ` (${stats.staleSlotReverts} on a stale slot)`}, rejected ${stats.rejected}, refused ${stats.refused}, ` +
         `superseded ${stats.superseded}; max pending outcomes ${stats.maxPendingOutcomes}, reconnects ${stats.reconnects}`,
     );
   }
@@ -111,8 +111,7 @@ export function formatRunSummary(input: RunSummaryInput): string {
     const { tally } = strategy;
     const codes = [...tally.codes].map(([code, count]) => `${code} ×${count}`).join(', ');
     const state = strategy.failed !== undefined ? `failed (${strategy.failed})` : strategy.completed ? 'completed' : tally.emitted === 0 ? 'emitted no intent' : 'ran';
-    const held = tally.held === 0 ? '' : `, ${tally.held} held back after stale-slot reverts`;
-    lines.push(`  strategy ${strategy.name}: ${state}, ${plural(tally.emitted, 'intent')}${held}${codes === '' ? '' : ` (not executed: ${codes})`}`);
+    lines.push(`  strategy ${strategy.name}: ${state}, ${plural(tally.emitted, 'intent')}${codes === '' ? '' : ` (not executed: ${codes})`}`);
   }
   return `${lines.join('\n')}\n`;
 }

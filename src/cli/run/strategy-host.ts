@@ -9,11 +9,6 @@
  * - A strategy that has emitted nothing after `idleWarnMs` gets one warning: quiet is not an error
  *   (a grid waiting for a mid, a TWAP between slices).
  * - Completing is the strategy saying it is done (`onComplete`); its orders stay until the run stops.
- * - Stale slots: when an intent reverts because a slot no longer holds the order the engine bound it
- *   to (EXPECTED_ORDER_ID_MISMATCH: the order filled, and the fill has not reached the engine's state
- *   yet), the strategy's next slot-bound intents of that market would revert the same way, block
- *   after block. They are held back (dropped, counted in `held`) until the market's own state shows
- *   other orders in its slots, or `staleHoldMs` passes; the strategy plans again on that new state.
  */
 import { Subscription, timer, type Observable } from 'rxjs';
 import { BaseError } from '../../core/base-error.ts';
@@ -24,7 +19,7 @@ import type { Address } from '../../protocol/encoding.ts';
 import type { IntentFate } from '../../execution/execution-engine.ts';
 import type { Intent } from '../../strategy/intents.ts';
 import type { LoadedStrategy } from '../../strategy/load-strategy.ts';
-import type { OwnMarketState, StrategyContext, StrategyMarket } from '../../strategy/strategy-context.ts';
+import type { StrategyContext, StrategyMarket } from '../../strategy/strategy-context.ts';
 import { intentProblems } from '../../testing/simulated-account.ts';
 
 const INTENT_TYPES = new Set<string>(['PlaceAndCancel', 'ReplaceSlots', 'CancelTrigger', 'CancelAll', 'CreateBatchTrigger', 'CreateReplaceTrigger']);
@@ -33,8 +28,6 @@ const INTENT_TYPES = new Set<string>(['PlaceAndCancel', 'ReplaceSlots', 'CancelT
 export interface StrategyTally {
   emitted: number;
   submitted: number;
-  /** Intents held back after a stale-slot revert (see the module comment). */
-  held: number;
   readonly fates: Map<IntentFate['status'], number>;
   /** Codes of REJECTED and REFUSED fates, with counts. */
   readonly codes: Map<string, number>;
@@ -53,21 +46,6 @@ export interface StrategyHostParameters {
   readonly idleWarnMs: number;
   readonly onFailure: (error: BaseError) => void;
   readonly onComplete: () => void;
-  /** Longest hold of slot-bound intents after a stale-slot revert. Default 5 000 ms. */
-  readonly staleHoldMs?: number;
-}
-
-/** The revert reason of an intent whose slot no longer held the order it was bound to. */
-const STALE_SLOT_REASON = 'EXPECTED_ORDER_ID_MISMATCH';
-
-/** Which orders the slots hold, as a comparable key. */
-function slotsKey(state: OwnMarketState): string {
-  return state.slots.map((order) => (order === null ? '-' : String(order.orderId ?? '?'))).join(',');
-}
-
-/** Whether an intent names slots by the orders they hold (so a stale view of them makes it revert). */
-function bindsSlots(intent: Intent): boolean {
-  return (intent.type === 'ReplaceSlots' && intent.ops.length > 0) || (intent.type === 'PlaceAndCancel' && intent.cancelSlots.length > 0);
 }
 
 export interface StrategyHost {
@@ -136,10 +114,7 @@ export function createStrategyHost(params: StrategyHostParameters): StrategyHost
   const where = `strategy ${strategy.name} (${strategy.module})`;
   const byAddress = new Map<Address, StrategyMarket>();
   for (const market of params.markets.values()) byAddress.set(market.spec.address, market);
-  const tally: StrategyTally = { emitted: 0, submitted: 0, held: 0, fates: new Map(), codes: new Map() };
-  const staleHoldMs = params.staleHoldMs ?? 5_000;
-  const latest = new Map<Address, string>();
-  const holds = new Map<Address, { readonly key: string; readonly until: number }>();
+  const tally: StrategyTally = { emitted: 0, submitted: 0, fates: new Map(), codes: new Map() };
   const subscription = new Subscription();
   let failed: BaseError | undefined;
   let completed = false;
@@ -161,10 +136,6 @@ export function createStrategyHost(params: StrategyHostParameters): StrategyHost
     } else if (fate.status === 'REVERTED' || fate.status === 'DROPPED') {
       // The engine logs the request's outcome with its reason; here it is tied to the strategy.
       log.debug({ ...describeIntent(intent), status: fate.status, txHash: fate.txHash, reason: fate.reason }, 'intent did not execute');
-      const market = 'market' in intent && intent.market !== undefined ? (intent.market.toLowerCase() as Address) : undefined;
-      if (fate.status === 'REVERTED' && market !== undefined && fate.reason?.startsWith(STALE_SLOT_REASON) === true) {
-        holds.set(market, { key: latest.get(market) ?? '', until: clock.now() + staleHoldMs });
-      }
     } else {
       log.debug({ ...describeIntent(intent), status: fate.status }, 'intent done');
     }
@@ -182,16 +153,6 @@ export function createStrategyHost(params: StrategyHostParameters): StrategyHost
         }),
       );
       return;
-    }
-    const market = 'market' in intent && intent.market !== undefined ? (intent.market.toLowerCase() as Address) : undefined;
-    const hold = market === undefined ? undefined : holds.get(market);
-    if (hold !== undefined && market !== undefined) {
-      if (clock.now() < hold.until && latest.get(market) === hold.key && bindsSlots(intent)) {
-        tally.held += 1;
-        log.debug({ ...describeIntent(intent) }, 'held back: its slots may hold filled orders the engine has not seen yet');
-        return;
-      }
-      holds.delete(market);
     }
     tally.submitted += 1;
     params.submit(intent).then(
@@ -224,9 +185,6 @@ export function createStrategyHost(params: StrategyHostParameters): StrategyHost
           }
         }),
       );
-      for (const market of params.markets.values()) {
-        subscription.add(market.state$.subscribe((state) => latest.set(market.spec.address, slotsKey(state))));
-      }
       log.info({ module: strategy.module, markets: [...params.markets.keys()] }, 'strategy started');
       subscription.add(
         intents$.subscribe({
