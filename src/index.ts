@@ -118,7 +118,7 @@ export { quoteRequestSchema, quoteResponseSchema, type QuoteRequest, type QuoteR
 export { loadConfig, loadConfigOrThrow, validateYamlSource, type ConfigResult } from './config/load-config.ts';
 export type { YamlSource } from './config/yaml-source.ts';
 export { formatConfigIssue, type ConfigIssue } from './config/config-issue.ts';
-export { runConfigSchema, resolveRunNetwork, strategyModuleKind, type RunConfig, type StrategyConfig } from './config/run-config.ts';
+export { runConfigSchema, resolveRunNetwork, runMarketSymbol, strategyModuleKind, type RunConfig, type RunMarket, type RunMarketSpec, type StrategyConfig } from './config/run-config.ts';
 export { simConfigSchema, type SimConfig } from './config/sim-config.ts';
 export { NETWORK_NAMES, resolveNetwork, type NetworkName, type ResolvedNetwork } from './config/network-config.ts';
 

@@ -98,8 +98,11 @@ export async function loadConfigOrThrow<S extends z.ZodType>(file: string, schem
   return result.value;
 }
 
-/** The BaseError for a list of config issues (see `loadConfigOrThrow`). */
-export function configError(file: string, issues: readonly ConfigIssue[]): BaseError {
+/**
+ * The BaseError for a list of config issues (see `loadConfigOrThrow`). `context` follows the count on
+ * the first line (`on network testnet (--network)`).
+ */
+export function configError(file: string, issues: readonly ConfigIssue[], context?: string): BaseError {
   const kinds = new Set(issues.map((issue) => issue.kind));
   const code: ErrorCode = kinds.has('unreadable')
     ? 'CONFIG_FILE_UNREADABLE'
@@ -110,7 +113,7 @@ export function configError(file: string, issues: readonly ConfigIssue[]): BaseE
         : 'CONFIG_INVALID';
   const count = `${issues.length} ${issues.length === 1 ? 'problem' : 'problems'}`;
   const lines = issues.map((issue) => `  ${formatConfigIssue(issue)}`).join('\n');
-  return new BaseError(code, `${file}: ${count}\n${lines}`, {
+  return new BaseError(code, `${file}: ${count}${context === undefined ? '' : ` ${context}`}\n${lines}`, {
     details: { file, issues: issues.map((issue) => ({ ...issue, path: [...issue.path] })) },
   });
 }

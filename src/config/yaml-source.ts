@@ -216,6 +216,17 @@ export function locateInYaml(source: Pick<YamlSource, 'document' | 'lineCounter'
   return { line: Math.max(line, 1), column: Math.max(col, 1) };
 }
 
+/**
+ * A problem found after the schema (a rule of another layer, a check against the venue), located
+ * at `path` in the file like a schema problem, its message scrubbed of the file's secrets.
+ *
+ * @example locatedIssue(source, ['markets', 1], 'WETH_USDC is not a market of the venue')
+ */
+export function locatedIssue(source: Pick<YamlSource, 'file' | 'document' | 'lineCounter' | 'secrets'>, path: ConfigPath, message: string): ConfigIssue {
+  const { line, column } = locateInYaml(source, path);
+  return scrubIssues([{ kind: 'schema', file: source.file, line, column, path, message }], source.secrets)[0]!;
+}
+
 function rangeStart(node: unknown): number | undefined {
   const range = (node as Node | null | undefined)?.range;
   return range ? range[0] : undefined;

@@ -71,6 +71,7 @@ export const errorCodes = {
   STRATEGY_MODULE_NOT_FOUND: 'A strategy module named in a run file does not exist (no such file, or no such package).',
   STRATEGY_MODULE_INVALID: 'A strategy module failed to load, or exports no strategy made with defineStrategy (default export or `strategy`).',
   STRATEGY_FAILED: 'A strategy’s create threw, or its intent stream errored.',
+  STRATEGY_IDLE: 'A strategy emitted no intent within its idleTimeout (or during the whole run) and did not complete.',
   STRATEGY_INTENT_INVALID: 'A strategy emitted an intent that breaks a slot or market rule (slot >= 62 or twice, price off the tick, size out of range, empty).',
   QUOTES_INVALID: 'Desired quotes break a rule: more levels than maker slots, a price off the tick or out of range, a size outside minSize..maxSize.',
   STRATEGY_CHECK_INVALID: 'A checkStrategy script is malformed (unknown market, bad params, a fill of an empty slot).',
@@ -85,8 +86,7 @@ export const errorCodes = {
   SIM_LISTEN_FAILED: 'The local venue cannot listen on the asked host and port (e.g. the port is in use).',
   SIM_JWT_KEY_INVALID: 'A JWT key of the local venue is too short or not a key it made.',
   // clobbot run
-  RUN_NETWORK_UNSUPPORTED: 'clobbot run cannot trade on this network yet: no API publishes the market parameters it needs.',
-  RUN_ACCOUNT_NOT_READY: 'The run’s trading wallet is not delegated or holds no TRADE grant, and the run cannot set it up itself.',
+  RUN_ACCOUNT_NOT_READY: 'The run’s trading wallet is not delegated, holds no TRADE grant on the account, or the account is at another authNonce epoch than the run signs under, and the run cannot set it up itself.',
   RUN_ORDERS_LEFT_OPEN: 'After a run stopped and cancelled its orders, the venue still lists open orders of the account.',
   METRICS_LISTEN_FAILED: 'The metrics endpoint cannot listen on its port (e.g. the port is in use).',
   // clock

@@ -153,6 +153,17 @@ export const ticker24hrSchema = z.looseObject({
 });
 export type Ticker24hr = z.output<typeof ticker24hrSchema>;
 
+/**
+ * Binance's `PRICE_FILTER` of an exchangeInfo symbol: the price step (Binance). The venue's spec shows
+ * no filters; a client reads this one when present. A `tickSize` of 0 disables the rule (Binance).
+ */
+export const priceFilterSchema = z.looseObject({ filterType: z.literal('PRICE_FILTER'), tickSize: decimalString });
+export type PriceFilter = z.output<typeof priceFilterSchema>;
+
+/** Binance's `LOT_SIZE` filter: the smallest and largest quantity and the quantity step (Binance). */
+export const lotSizeFilterSchema = z.looseObject({ filterType: z.literal('LOT_SIZE'), minQty: decimalString, maxQty: decimalString, stepSize: decimalString });
+export type LotSizeFilter = z.output<typeof lotSizeFilterSchema>;
+
 /** One symbol of exchangeInfo (spec). `status` is open-ended: only `TRADING` is known. */
 export const exchangeSymbolSchema = z.looseObject({
   symbol: z.string().min(1),
@@ -161,6 +172,8 @@ export const exchangeSymbolSchema = z.looseObject({
   quoteAsset: z.string().min(1),
   baseAssetPrecision: count,
   quoteAssetPrecision: count,
+  /** Binance's symbol filters (not in the venue's spec): any filter types, read by `filterType`. */
+  filters: z.array(z.looseObject({ filterType: z.string() })).optional(),
 });
 export type ExchangeSymbol = z.output<typeof exchangeSymbolSchema>;
 

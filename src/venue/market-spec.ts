@@ -51,14 +51,44 @@ function isPowerOfTen(value: bigint): boolean {
   return rest === 1n;
 }
 
-function tokenProblems(token: TokenSpec, name: string): string[] {
-  const problems: string[] = [];
-  if (!isHexBytes(token.address, 20)) problems.push(`${name}.address must be a lowercase 20-byte address`);
-  if (!/^[A-Za-z0-9]+$/.test(token.symbol)) problems.push(`${name}.symbol must be letters and digits`);
+/** One rule a market spec breaks, at the field that breaks it. */
+export interface MarketSpecIssue {
+  /** The field at fault, e.g. `['baseToken', 'decimals']`. */
+  readonly field: readonly string[];
+  /** What is wrong, read after the field's name: `must be positive`. */
+  readonly message: string;
+}
+
+function tokenIssues(token: TokenSpec, name: 'baseToken' | 'quoteToken'): MarketSpecIssue[] {
+  const issues: MarketSpecIssue[] = [];
+  if (!isHexBytes(token.address, 20)) issues.push({ field: [name, 'address'], message: 'must be a lowercase 20-byte address' });
+  if (!/^[A-Za-z0-9]+$/.test(token.symbol)) issues.push({ field: [name, 'symbol'], message: 'must be letters and digits' });
   if (!Number.isInteger(token.decimals) || token.decimals < 0 || token.decimals > 36) {
-    problems.push(`${name}.decimals must be an integer in 0..36`);
+    issues.push({ field: [name, 'decimals'], message: 'must be an integer in 0..36' });
   }
-  return problems;
+  return issues;
+}
+
+/**
+ * Every rule a market spec breaks, each at its field (empty when valid). Config files locate them
+ * in the file (`markets[0].tickSize: must be positive`).
+ *
+ * @example marketSpecIssues({ ...spec, tickSize: 0n }) // [{ field: ['tickSize'], message: 'must be positive' }]
+ */
+export function marketSpecIssues(spec: MarketSpec): MarketSpecIssue[] {
+  const issues = [...tokenIssues(spec.baseToken, 'baseToken'), ...tokenIssues(spec.quoteToken, 'quoteToken')];
+  const at = (field: string, message: string) => issues.push({ field: [field], message });
+  if (spec.symbol !== `${spec.baseToken.symbol}_${spec.quoteToken.symbol}`) at('symbol', 'must be BASE_QUOTE of the token symbols');
+  if (!isHexBytes(spec.address, 20)) at('address', 'must be a lowercase 20-byte address');
+  if (spec.baseToken.address === spec.quoteToken.address) issues.push({ field: ['quoteToken', 'address'], message: 'must differ from baseToken.address' });
+  if (!isPowerOfTen(spec.pricePrecision)) at('pricePrecision', 'must be a power of ten');
+  if (!isPowerOfTen(spec.sizePrecision)) at('sizePrecision', 'must be a power of ten');
+  if (spec.tickSize < 1n) at('tickSize', 'must be positive');
+  if (spec.minSize < 1n) at('minSize', 'must be positive');
+  if (spec.maxSize < spec.minSize || spec.maxSize > MAX_SIZE_UNITS) at('maxSize', 'must be in minSize..uint96 max');
+  if (spec.makerFeePps < 0n || spec.makerFeePps > FEE_DENOMINATOR) at('makerFeePps', `must be in 0..${FEE_DENOMINATOR}`);
+  if (spec.takerFeePps < 0n || spec.takerFeePps > FEE_DENOMINATOR) at('takerFeePps', `must be in 0..${FEE_DENOMINATOR}`);
+  return issues;
 }
 
 /**
@@ -67,24 +97,7 @@ function tokenProblems(token: TokenSpec, name: string): string[] {
  * @example marketSpecProblems({ ...spec, tickSize: 0n }) // ['tickSize must be positive']
  */
 export function marketSpecProblems(spec: MarketSpec): string[] {
-  const problems = [...tokenProblems(spec.baseToken, 'baseToken'), ...tokenProblems(spec.quoteToken, 'quoteToken')];
-  if (spec.symbol !== `${spec.baseToken.symbol}_${spec.quoteToken.symbol}`) {
-    problems.push('symbol must be BASE_QUOTE of the token symbols');
-  }
-  if (!isHexBytes(spec.address, 20)) problems.push('address must be a lowercase 20-byte address');
-  if (spec.baseToken.address === spec.quoteToken.address) problems.push('base and quote tokens must differ');
-  if (!isPowerOfTen(spec.pricePrecision)) problems.push('pricePrecision must be a power of ten');
-  if (!isPowerOfTen(spec.sizePrecision)) problems.push('sizePrecision must be a power of ten');
-  if (spec.tickSize < 1n) problems.push('tickSize must be positive');
-  if (spec.minSize < 1n) problems.push('minSize must be positive');
-  if (spec.maxSize < spec.minSize || spec.maxSize > MAX_SIZE_UNITS) problems.push('maxSize must be in minSize..uint96 max');
-  for (const [name, fee] of [
-    ['makerFeePps', spec.makerFeePps],
-    ['takerFeePps', spec.takerFeePps],
-  ] as const) {
-    if (fee < 0n || fee > FEE_DENOMINATOR) problems.push(`${name} must be in 0..${FEE_DENOMINATOR}`);
-  }
-  return problems;
+  return marketSpecIssues(spec).map((issue) => `${issue.field.join('.')} ${issue.message}`);
 }
 
 /**

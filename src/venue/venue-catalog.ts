@@ -9,8 +9,12 @@
  * - exchangeInfo `baseAssetPrecision` / `quoteAssetPrecision`: the number of decimals of the
  *   market's sizes and prices (log10 of sizePrecision and pricePrecision), i.e. how many decimals
  *   the `qty` and `price` strings of its market data can carry.
+ * - exchangeInfo `filters` (Binance's, not in the venue's spec): `PRICE_FILTER` (minPrice one tick,
+ *   maxPrice the largest uint32 price on the tick, tickSize) and `LOT_SIZE` (minQty, maxQty, stepSize
+ *   one size unit), in human decimals.
  */
 import { BaseError } from '../core/base-error.ts';
+import { fromUnits, UINT32_MAX } from '../core/units.ts';
 import type { SimConfig } from '../config/sim-config.ts';
 import type { Address } from '../protocol/encoding.ts';
 import type { ExchangeSymbol } from '../protocol/market-data.ts';
@@ -29,6 +33,11 @@ export interface VenueCatalog {
   /** Token metadata (the `data` of the token envelope), or undefined when the venue has no such token. */
   token(address: Address): Token | undefined;
   exchangeSymbols(): ExchangeSymbol[];
+}
+
+/** The largest order price on the tick: prices are uint32 and 0xFFFFFFFF is reserved (protocol-facts.md). */
+function maxPriceOnTick(tickSize: bigint): bigint {
+  return ((UINT32_MAX - 1n) / tickSize) * tickSize;
 }
 
 /** Decimal digits of a power of ten (10^k -> k). */
@@ -112,6 +121,15 @@ export function createVenueCatalog(config: SimConfig): VenueCatalog {
         quoteAsset: m.quoteToken.symbol,
         baseAssetPrecision: digits(m.sizePrecision),
         quoteAssetPrecision: digits(m.pricePrecision),
+        filters: [
+          {
+            filterType: 'PRICE_FILTER',
+            minPrice: fromUnits(m.tickSize, m.pricePrecision),
+            maxPrice: fromUnits(maxPriceOnTick(m.tickSize), m.pricePrecision),
+            tickSize: fromUnits(m.tickSize, m.pricePrecision),
+          },
+          { filterType: 'LOT_SIZE', minQty: fromUnits(m.minSize, m.sizePrecision), maxQty: fromUnits(m.maxSize, m.sizePrecision), stepSize: fromUnits(1n, m.sizePrecision) },
+        ],
       })),
   };
 }

@@ -127,7 +127,11 @@ describe('clobbot validate: bad input gives located errors and exit 2', () => {
     expect(stderr).toBe(
       `${file}:1:10 network: mainnet trades real money: add allowMainnet: true to the run file to opt in\n${file}: invalid run file (1 problem)\n`,
     );
-    expect((await validate(`network: mainnet\nallowMainnet: true\n${hosts}${VALID_RUN}`)).code).toBe(0);
+    // Opted in, what `clobbot run` needs off the sim is still missing: the markets given whole, account.id.
+    const optedIn = await validate(`network: mainnet\nallowMainnet: true\n${hosts}${VALID_RUN}`);
+    expect(optedIn.code).toBe(2);
+    expect(optedIn.stderr).toContain(`${optedIn.file}:1:1 account.id: required on mainnet`);
+    expect(optedIn.stderr).toContain(`${optedIn.file}:5:11 markets[0]: on mainnet a market is given whole, not by symbol`);
   });
 
   it('a sim config error, kind inferred from markets and tokens', async () => {

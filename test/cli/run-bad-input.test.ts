@@ -35,8 +35,8 @@ export default defineStrategy({
 });
 `;
 
-function runFileFor(name: string, module: string, extra: readonly string[] = [], duration = '4s'): string {
-  return ws.runFile(`${name}.yaml`, [...runLines({ simConfig: sim, duration, extra }), 'strategies:', `  - { name: ${name}, module: ${module}, markets: [MON_USDC] }`]);
+function runFileFor(name: string, module: string, extra: readonly string[] = [], duration = '4s', strategyFields = ''): string {
+  return ws.runFile(`${name}.yaml`, [...runLines({ simConfig: sim, duration, extra }), 'strategies:', `  - { name: ${name}, module: ${module}, markets: [MON_USDC]${strategyFields} }`]);
 }
 
 describe('clobbot run: strategies that fail', () => {
@@ -104,12 +104,45 @@ export default defineStrategy({ name: 'off-tick', params: z.strictObject({}), cr
     expect(summaryCounts(result.stdout).placed).toBe(0);
   });
 
-  it('a strategy that never emits gets a warning, not an error', async () => {
-    const module = ws.strategy('silent.ts', `import { NEVER } from 'rxjs';\nimport { defineStrategy, z } from 'clobbot';\nexport default defineStrategy({ name: 'silent', params: z.strictObject({}), create: () => NEVER });\n`);
-    const result = await runCli(['run', runFileFor('quiet', module, [], '3s')], {});
-    expect(result.code, result.stderr.slice(-2000)).toBe(0);
-    expect(result.stderr).toMatch(/"level":40,.*"strategy":"quiet".*has emitted no intent in [12] s/);
-    expect(result.stdout).toContain('  strategy quiet: emitted no intent, 0 intents\n');
+  describe('a strategy that never emits', () => {
+    let silent: string;
+    beforeAll(() => {
+      silent = ws.strategy('silent.ts', `import { NEVER } from 'rxjs';\nimport { defineStrategy, z } from 'clobbot';\nexport default defineStrategy({ name: 'silent', params: z.strictObject({}), create: () => NEVER });\n`);
+    });
+
+    it('is warned at half the run, and fails it at the end: STRATEGY_IDLE, exit 1', async () => {
+      const result = await runCli(['run', runFileFor('quiet', silent, [], '3s')], {});
+      expect(result.code, result.stderr.slice(-2000)).toBe(1);
+      expect(result.stderr).toMatch(/"level":40,.*"strategy":"quiet".*has emitted no intent in [12] s/);
+      expect(result.stderr).toMatch(/error STRATEGY_IDLE: strategy quiet \(.*silent\.ts\) emitted no intent in 3 s\n/);
+      expect(result.stdout).toContain('  strategy quiet: emitted no intent, 0 intents\n');
+      expect(hasStackTrace(result.stderr)).toBe(false);
+    });
+
+    it('stops the run at its idleTimeout, cancelling the other strategies\' orders', async () => {
+      const resting = ws.strategy('resting-forever.ts', restingThen('NEVER'));
+      const file = ws.runFile('idle-timeout.yaml', [
+        ...runLines({ simConfig: sim, duration: '30s' }),
+        'strategies:',
+        `  - { name: quiet, module: ${silent}, markets: [MON_USDC], idleTimeout: 2s }`,
+        `  - { name: rests, module: ${resting}, markets: [MON_USDC] }`,
+      ]);
+      const started = Date.now();
+      const result = await runCli(['run', file], {});
+      expect(result.code, result.stderr.slice(-2000)).toBe(1);
+      expect(Date.now() - started).toBeLessThan(20_000);
+      expect(result.stdout).toContain('stopped because strategy quiet failed (STRATEGY_IDLE)');
+      expect(result.stderr).toContain('error STRATEGY_IDLE: strategy quiet');
+      const counts = summaryCounts(result.stdout);
+      expect(counts.placed).toBe(1);
+      expect(counts.openAfterStop).toBe(0);
+    });
+
+    it('is fine with idleTimeout: off', async () => {
+      const result = await runCli(['run', runFileFor('quiet-ok', silent, [], '2s', ', idleTimeout: off')], {});
+      expect(result.code, result.stderr.slice(-2000)).toBe(0);
+      expect(result.stdout).toContain('  strategy quiet-ok: emitted no intent, 0 intents\n');
+    });
   });
 });
 

@@ -2,7 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { isBaseError } from '../../src/core/base-error.ts';
 import { formatConfigIssue } from '../../src/config/config-issue.ts';
 import { loadConfig, parseConfig } from '../../src/config/load-config.ts';
-import { resolveRunNetwork, runConfigSchema, strategyModuleKind, type RunConfig } from '../../src/config/run-config.ts';
+import {
+  resolveRunNetwork,
+  runConfigSchema,
+  runMarketSymbol,
+  runNetworkProblems,
+  runRequirementProblems,
+  strategyModuleKind,
+  type RunConfig,
+} from '../../src/config/run-config.ts';
 
 const VALID = `network: sim
 wallet:
@@ -181,5 +189,85 @@ describe('strategyModuleKind', () => {
     expect(strategyModuleKind('/abs/strategy.mjs')).toBe('file');
     expect(strategyModuleKind('@acme/strategies')).toBe('package');
     expect(strategyModuleKind('clobbot-grid')).toBe('package');
+  });
+});
+
+describe('markets given whole, account.authNonce, and what a run needs off the sim', () => {
+  const HOSTS = 'hosts: { exchangeUrl: "https://md.example", userUrl: "https://api.example", rpcUrl: "https://rpc.example" }';
+  const MARKET = [
+    '  - symbol: MON_USDC',
+    '    address: "0xE790aC3BA8B3bCf3e1E3e6f5B5ae1d3dCa1d3E8A"',
+    '    baseToken: { address: "0x00000000000000000000000000000000000000a1", symbol: MON, decimals: 18 }',
+    '    quoteToken: { address: "0x00000000000000000000000000000000000000a2", symbol: USDC, decimals: 6 }',
+    '    pricePrecision: 10000000',
+    '    sizePrecision: "100000000000000000000"',
+    '    tickSize: 10',
+    '    minSize: 100',
+    '    maxSize: "79228162514264337593543950335"',
+    '    makerFeePps: 0',
+    '    takerFeePps: 2000',
+  ].join('\n');
+  const testnet = (markets: string, account = 'account: { id: 42 }') =>
+    VALID.replace('network: sim\n', `network: testnet\n${HOSTS}\n${account}\n`).replace('markets: [MON_USDC]\n', `markets:\n${markets}\n`);
+
+  it('reads a market given whole: units as bigint (digit strings beyond 2^53), addresses lowercased', () => {
+    const config = valid(testnet(MARKET, 'account: { id: 42, authNonce: "115792089237316195423570985008687907853269984665640564039457584007913129639935" }'));
+    expect(config.markets).toEqual([
+      {
+        symbol: 'MON_USDC',
+        address: '0xe790ac3ba8b3bcf3e1e3e6f5b5ae1d3dca1d3e8a',
+        baseToken: { address: '0x00000000000000000000000000000000000000a1', symbol: 'MON', decimals: 18 },
+        quoteToken: { address: '0x00000000000000000000000000000000000000a2', symbol: 'USDC', decimals: 6 },
+        pricePrecision: 10_000_000n,
+        sizePrecision: 10n ** 20n,
+        tickSize: 10n,
+        minSize: 100n,
+        maxSize: (1n << 96n) - 1n,
+        makerFeePps: 0n,
+        takerFeePps: 2000n,
+      },
+    ]);
+    expect(config.markets.map(runMarketSymbol)).toEqual(['MON_USDC']);
+    expect(config.account).toEqual({ id: 42n, authNonce: (1n << 256n) - 1n });
+    expect(runRequirementProblems(config, 'testnet')).toEqual([]);
+  });
+
+  it('locates each problem of a market given whole at its field', () => {
+    const broken = MARKET.replace('tickSize: 10', 'tickSize: ten').replace('    takerFeePps: 2000', '    takerFeePps: 2000\n    lotSize: 1').replace('decimals: 6', 'decimals: "6"');
+    expect(issues(testnet(broken))).toEqual([
+      'run.yaml:10:98 markets[0].quoteToken.decimals: expected a number, got a string',
+      'run.yaml:13:15 markets[0].tickSize: expected an integer (a YAML integer or a string of digits), got a string',
+      'run.yaml:18:5 markets[0].lotSize: unknown key (allowed here: symbol, address, baseToken, quoteToken, pricePrecision, sizePrecision, tickSize, minSize, maxSize, makerFeePps, takerFeePps)',
+    ]);
+    expect(issues(testnet(MARKET.replace('tickSize: 10', 'tickSize: 4294967296')))).toEqual(['run.yaml:13:15 markets[0].tickSize: expected an integer in 0..4294967295']);
+    expect(issues(VALID.replace('markets: [MON_USDC]', 'markets: [MON_USDC, 7]'))[0]).toMatch(
+      /^run\.yaml:4:21 markets\[1\]: expected a market symbol such as MON_USDC, or a map giving the whole market \(symbol, address, .*\); got an integer$/,
+    );
+  });
+
+  it('refuses the same market twice, by symbol or by address', () => {
+    const again = MARKET.replace('symbol: MON_USDC', 'symbol: WMON_USDC').replace('symbol: MON,', 'symbol: WMON,');
+    expect(issues(testnet(`${MARKET}\n${MARKET}`))).toEqual(['run.yaml:18:5 markets[1]: MON_USDC is listed twice (also markets[0])']);
+    expect(issues(testnet(`${MARKET}\n${again}`))).toEqual(['run.yaml:19:14 markets[1].address: markets[0] has the same address']);
+  });
+
+  it('account.authNonce is a uint256, absent unless written (the run signs under 0 then)', () => {
+    expect(valid(VALID).account.authNonce).toBeUndefined();
+    expect(valid(`${VALID}account:\n  authNonce: 7\n`).account.authNonce).toBe(7n);
+    expect(issues(`${VALID}account:\n  authNonce: -1\n`)).toEqual([
+      'run.yaml:16:14 account.authNonce: expected an integer in 0..115792089237316195423570985008687907853269984665640564039457584007913129639935',
+    ]);
+  });
+
+  it('off the sim, a run needs every market whole and account.id; the schema leaves both to clobbot run and validate', () => {
+    const bare = valid(testnet('  - MON_USDC', 'account: {}'));
+    expect(runRequirementProblems(bare, 'testnet')).toEqual([
+      { path: ['markets', 0], message: expect.stringMatching(/^on testnet a market is given whole, not by symbol \(no API of testnet publishes .*\): write a map giving the whole market: symbol, address, baseToken/) },
+      { path: ['account', 'id'], message: expect.stringMatching(/^required on testnet: the id \(uint40\) of the account/) },
+    ]);
+    expect(runRequirementProblems(valid(VALID), 'sim')).toEqual([]);
+    // A sim file asked to run elsewhere (--network) meets that network's rules.
+    expect(runNetworkProblems(valid(`simConfig: config/sim.yaml\n${VALID}`), 'testnet').map((problem) => problem.path)).toEqual([['simConfig'], ['network']]);
+    expect(runNetworkProblems(valid(VALID), 'sim')).toEqual([]);
   });
 });

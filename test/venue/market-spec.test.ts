@@ -28,7 +28,7 @@ describe('market spec', () => {
 
   it('rejects equal base and quote tokens and bad decimals', () => {
     expect(marketSpecProblems({ ...monUsdc, quoteToken: { ...monUsdc.baseToken, symbol: 'USDC' } })).toContain(
-      'base and quote tokens must differ',
+      'quoteToken.address must differ from baseToken.address',
     );
     expect(marketSpecProblems({ ...monUsdc, baseToken: { ...monUsdc.baseToken, decimals: 1.5 } })).toContain(
       'baseToken.decimals must be an integer in 0..36',

@@ -125,7 +125,19 @@ describe('simulated venue: a full flow', () => {
 
     const info = exchangeInfoSchema.parse(venue.exchangeInfo());
     expect(info).toMatchObject({ timezone: 'UTC', serverTime: START_MS + 2000, E: START_MS + 800, T: Math.floor((START_MS + 800) / 1000) });
-    expect(info.symbols[0]).toEqual({ symbol: 'MON_USDC', status: 'TRADING', baseAsset: 'MON', quoteAsset: 'USDC', baseAssetPrecision: 3, quoteAssetPrecision: 2 });
+    expect(info.symbols[0]).toEqual({
+      symbol: 'MON_USDC',
+      status: 'TRADING',
+      baseAsset: 'MON',
+      quoteAsset: 'USDC',
+      baseAssetPrecision: 3,
+      quoteAssetPrecision: 2,
+      // Binance's filters: tick 1 unit of 0.01, the largest uint32 price on the tick; sizes 1..1000000 units of 0.001.
+      filters: [
+        { filterType: 'PRICE_FILTER', minPrice: '0.01', maxPrice: '42949672.94', tickSize: '0.01' },
+        { filterType: 'LOT_SIZE', minQty: '0.001', maxQty: '1000000', stepSize: '0.001' },
+      ],
+    });
   });
 
   it('trades when another account crosses: trade events on both sides, trades, klines and ticker', async () => {

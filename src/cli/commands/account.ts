@@ -24,7 +24,7 @@ import { createIdSource } from '../../core/ids.ts';
 import { seededRandom } from '../../core/random.ts';
 import { loadConfigOrThrow } from '../../config/load-config.ts';
 import { DEFAULT_SIM_URL, isNetworkName, type ResolvedNetwork } from '../../config/network-config.ts';
-import { resolveRunNetwork, runConfigSchema, type RunConfig } from '../../config/run-config.ts';
+import { resolveRunNetwork, runAuthNonce, runConfigSchema, runMarketSymbol, type RunConfig } from '../../config/run-config.ts';
 import { simConfigSchema, type SimConfig } from '../../config/sim-config.ts';
 import { RelayMethod } from '../../protocol/constants.ts';
 import type { Address } from '../../protocol/encoding.ts';
@@ -71,7 +71,8 @@ const usage = [
   '                           without either, the trading wallet owns its account (run file account.owner unset)',
   '  --account-core <addr>    off the sim: the network\'s account-core contract (the sim publishes its own)',
   '  --delegate <addr>        off the sim: the network\'s trading-wallet delegate (EIP-7702)',
-  '  --market <SYMBOL=addr>   off the sim: a market\'s address, for the probe and the open orders (repeatable)',
+  '  --market <SYMBOL=addr>   off the sim, for a market listed by symbol only: its address, for the probe and the',
+  '                           open orders (repeatable; a market given whole in the run file carries its own)',
   '',
   'setup signs the EIP-7702 authorization and the owner\'s TRADE grant, submits',
   'account_core.authorize_account_signer_by_sig over the relay\'s REST endpoint and waits for its receipt.',
@@ -172,18 +173,23 @@ async function prepare(
     network = resolveRunNetwork(run, { network: name, venueUrl, chainId: simInfo.chainId });
     accountCore = simInfo.contracts.accountCore.toLowerCase() as Address;
     delegate = simInfo.contracts.tradingWalletDelegate.toLowerCase() as Address;
-    for (const symbol of run.markets) {
+    for (const symbol of run.markets.map(runMarketSymbol)) {
       const market = simInfo.markets.find((candidate) => candidate.symbol === symbol);
       if (market === undefined) unknownMarkets.push(symbol);
       else markets.push({ symbol, address: market.address.toLowerCase() as Address, base: market.baseToken.symbol, quote: market.quoteToken.symbol });
     }
   } else {
     network = resolveRunNetwork(run, { network: name });
-    for (const symbol of run.markets) {
-      const address = optionMarkets.get(symbol);
-      const [base = symbol, quote = ''] = symbol.split('_');
-      if (address === undefined) unknownMarkets.push(symbol);
-      else markets.push({ symbol, address, base, quote });
+    for (const entry of run.markets) {
+      // A market given whole carries its address; a bare symbol (a sim file run with --network) needs --market.
+      if (typeof entry !== 'string') {
+        markets.push({ symbol: entry.symbol, address: entry.address, base: entry.baseToken.symbol, quote: entry.quoteToken.symbol });
+        continue;
+      }
+      const address = optionMarkets.get(entry);
+      const [base = entry, quote = ''] = entry.split('_');
+      if (address === undefined) unknownMarkets.push(entry);
+      else markets.push({ symbol: entry, address, base, quote });
     }
   }
   const wallet = await loadSigner({ source: run.wallet, network: network.name, env: io.env });
@@ -244,6 +250,7 @@ async function probe(prepared: Prepared, transport: RestRelayTransport, accountI
     domainVersion: prepared.network.tradingWalletDomainVersion,
     accountId,
     market: market.address,
+    authNonce: runAuthNonce(prepared.run),
     requestId: prepared.ids.next(),
     nonce: BigInt(prepared.context.clock.now()),
   });
@@ -391,12 +398,12 @@ function humanOrder(order: ActiveOrder): { side: string; price: Decimal; remaini
   };
 }
 
-function grantLines(result: SignerProbe | string): { delegation: string; grant: string } {
+function grantLines(result: SignerProbe | string, authNonce: bigint): { delegation: string; grant: string } {
   if (typeof result === 'string') return { delegation: result, grant: result };
   const delegation = result.delegated === true ? 'yes (EIP-7702, to the trading-wallet delegate)' : result.delegated === false ? `no (${result.code})` : `unknown (${result.code}: ${result.message})`;
   const grant =
     result.trade === true
-      ? `yes: TRADE${result.authNonceMatches === false ? ', under another authNonce epoch than 0' : ''} (other permission bits are not visible through the relay)`
+      ? `yes: TRADE${result.authNonceMatches === false ? `, under another authNonce epoch than ${authNonce} (account.authNonce)` : ''} (other permission bits are not visible through the relay)`
       : result.trade === false
         ? `no (${result.code})`
         : result.delegated === false
@@ -418,7 +425,7 @@ async function runStatus(args: readonly string[], io: CliIo): Promise<number> {
   try {
     const accountId = await accountIdOf(prepared, owner);
     out(`  account id      ${accountId ?? 'unknown (set account.id in the run file)'}`);
-    const { delegation, grant } = grantLines(await probe(prepared, transport, accountId));
+    const { delegation, grant } = grantLines(await probe(prepared, transport, accountId), runAuthNonce(run));
     out(`  delegation      ${delegation}`);
     out(`  signer grant    ${grant}`);
 

@@ -1,17 +1,19 @@
 /**
- * `clobbot validate <file> [--kind run|sim]`: checks a config file without running anything.
+ * `clobbot validate <file> [--kind run|sim]`: checks a config file without running anything. A run
+ * file is checked as `clobbot run` checks it before connecting (`runFileIssues`).
  * Valid: exit 0 and one summary line on stdout. Invalid: exit 2 and every located problem on stderr.
  */
 import { BaseError } from '../../core/base-error.ts';
 import { CONFIG_KINDS, configSchemas, inferConfigKind, type ConfigKind } from '../../config/config-kind.ts';
 import { formatConfigIssue, type ConfigIssue } from '../../config/config-issue.ts';
 import { validateYamlSource } from '../../config/load-config.ts';
-import type { RunConfig } from '../../config/run-config.ts';
+import { runMarketSymbol, type RunConfig } from '../../config/run-config.ts';
 import type { SimConfig } from '../../config/sim-config.ts';
 import { readYamlSource } from '../../config/yaml-source.ts';
 import type { CliIo } from '../cli-io.ts';
 import { ExitCode, type Command } from '../command.ts';
 import { parseCommandArgs } from '../parse-args.ts';
+import { runFileIssues } from '../run/run-file-issues.ts';
 
 const LABELS: Readonly<Record<ConfigKind, string>> = { run: 'run file', sim: 'sim config' };
 
@@ -22,7 +24,7 @@ function plural(count: number, word: string): string {
 /** `network sim, 1 strategy, markets MON_USDC` */
 export function summarizeRunConfig(config: RunConfig): string {
   const strategies = `${config.strategies.length} ${config.strategies.length === 1 ? 'strategy' : 'strategies'}`;
-  return `network ${config.network}, ${strategies}, markets ${config.markets.join(', ')}`;
+  return `network ${config.network}, ${strategies}, markets ${config.markets.map(runMarketSymbol).join(', ')}`;
 }
 
 /** `chain 31337, 3 tokens, markets MON_USDC, WETH_USDC` */
@@ -88,6 +90,9 @@ export const validateCommand: Command = {
     if (kind === 'run') {
       const result = validateYamlSource(read.source, configSchemas.run);
       if (!result.ok) return reportIssues(io, file, result.issues, `invalid ${label}`);
+      // What `clobbot run` checks beyond the schema (account.id off the sim, the markets given whole).
+      const more = runFileIssues(read.source, result.value);
+      if (more.length > 0) return reportIssues(io, file, more, `invalid ${label}`);
       io.stdout.write(`${file}: valid ${label} (${summarizeRunConfig(result.value)})\n`);
     } else {
       const result = validateYamlSource(read.source, configSchemas.sim);

@@ -6,7 +6,9 @@
  *    mainnet needs `allowMainnet: true` and `--allow-mainnet`), each strategy module loaded and its
  *    params checked with its own schema (located), the wallet's key loaded (never printed).
  * 2. The venue: on `sim` without `venueUrl` the local venue starts in-process on a free port with
- *    its background flow; the account is funded and set up (connect-venue.ts).
+ *    its background flow; the account is funded and set up (connect-sim-venue.ts). On testnet and
+ *    mainnet the markets come whole from the run file and the wallet must already be set up: the
+ *    RPC's chain, the exchange host's market info and the relay are checked (connect-network-venue.ts).
  * 3. One market feed per market over the HTTP market-data client (timed for the metrics), the relay
  *    session, the WebSocket + REST failover transport, the user-data and receipt readers, the
  *    execution engine.
@@ -33,8 +35,8 @@ import { createLogger, type Logger } from '../../core/logger.ts';
 import { seededRandom } from '../../core/random.ts';
 import { scrubSecretText } from '../../core/secrets.ts';
 import { configError, loadConfig } from '../../config/load-config.ts';
-import { isNetworkName } from '../../config/network-config.ts';
-import { resolveRunNetwork, runConfigSchema, type RunConfig } from '../../config/run-config.ts';
+import { isNetworkName, type NetworkName } from '../../config/network-config.ts';
+import { runConfigSchema, type RunConfig } from '../../config/run-config.ts';
 import type { YamlSource } from '../../config/yaml-source.ts';
 import type { Address } from '../../protocol/encoding.ts';
 import { MARKET_DATA_WEIGHT_PER_MINUTE } from '../../protocol/constants.ts';
@@ -54,7 +56,10 @@ import { installKillSwitchSignals } from '../../execution/kill-switch.ts';
 import { loadSigner } from '../../execution/signer-source.ts';
 import type { CliIo, TextSink } from '../cli-io.ts';
 import { ExitCode } from '../command.ts';
-import { connectSimVenue, type VenueConnection } from './connect-venue.ts';
+import { connectNetworkVenue } from './connect-network-venue.ts';
+import { connectSimVenue } from './connect-sim-venue.ts';
+import { runFileIssues } from './run-file-issues.ts';
+import type { VenueConnection } from './venue-connection.ts';
 import { runMetricFamilies } from './run-metrics.ts';
 import { startMetricsServer, type MetricsServer } from './metrics-server.ts';
 import { describeStop, formatRunSummary, formatSeconds, formatStatusLine, type StopReason } from './run-report.ts';
@@ -127,16 +132,38 @@ function processStopSignal(onRepeat: (count: number) => void): { signal: AbortSi
   };
 }
 
-/** Validates the run file and loads its strategies; every problem located, thrown as a BaseError. */
+export interface LoadRunFileOptions {
+  /** `--network`: replaces the file's network; the file is then checked for that network too. */
+  readonly network?: string;
+  /** `--allow-mainnet`. */
+  readonly allowMainnet?: boolean;
+}
+
+/**
+ * Validates the run file for the network traded (schema, `runFileIssues`), checks the mainnet
+ * opt-ins, and loads its strategies; every problem located, thrown as a BaseError.
+ */
 export async function loadRunFile(
   file: string,
   env: Record<string, string | undefined>,
   cwd: string,
-): Promise<{ config: RunConfig; source: YamlSource; strategies: LoadedStrategy[] }> {
+  options: LoadRunFileOptions = {},
+): Promise<{ config: RunConfig; source: YamlSource; strategies: LoadedStrategy[]; network: NetworkName }> {
   const loaded = await loadConfig(file, runConfigSchema, { env });
   if (!loaded.ok) throw configError(file, loaded.issues);
-  const strategies = await loadRunStrategies(loaded.source, loaded.value, { cwd });
-  return { config: loaded.value, source: loaded.source, strategies };
+  const { value: config, source } = loaded;
+  const network = options.network ?? config.network;
+  if (!isNetworkName(network)) {
+    throw new BaseError('NETWORK_UNKNOWN', `unknown network ${JSON.stringify(network.slice(0, 40))}: expected one of mainnet, testnet, sim`, { details: {} });
+  }
+  if (network === 'mainnet' && (!config.allowMainnet || options.allowMainnet !== true)) {
+    const missing = [config.allowMainnet ? undefined : `allowMainnet: true in ${file}`, options.allowMainnet === true ? undefined : '--allow-mainnet on the command line'];
+    throw new BaseError('CLI_USAGE', `run: mainnet moves real money: it needs ${missing.filter(Boolean).join(' and ')}`, { details: { command: 'run' } });
+  }
+  const issues = runFileIssues(source, config, network);
+  if (issues.length > 0) throw configError(file, issues, network === config.network ? undefined : `on network ${network} (--network)`);
+  const strategies = await loadRunStrategies(source, config, { cwd });
+  return { config, source, strategies, network };
 }
 
 interface FeedPlanTiming {
@@ -156,6 +183,11 @@ function feedTiming(blockMs: number | undefined, markets: number): { timing: Fee
   return { timing: { depthMs, tradesMs, tickerMs }, budget };
 }
 
+/** The strategy host's idle timeout of a run file's `idleTimeout`. */
+function idleTimeoutOf(idleTimeout: number | 'off'): { readonly idleTimeoutMs?: number } {
+  return idleTimeout === 'off' ? {} : { idleTimeoutMs: idleTimeout };
+}
+
 /**
  * Runs `clobbot run`; returns the exit code (input mistakes are thrown as BaseErrors).
  *
@@ -167,23 +199,10 @@ export async function runBot(io: CliIo, options: RunBotOptions): Promise<number>
   const out = (line = '') => io.stdout.write(`${line}\n`);
 
   // 1. The run file, the network, the strategies, the key.
-  const { config, source, strategies } = await loadRunFile(options.file, io.env, cwd);
-  const networkName = options.network ?? config.network;
-  if (!isNetworkName(networkName)) {
-    throw new BaseError('NETWORK_UNKNOWN', `unknown network ${JSON.stringify(networkName.slice(0, 40))}: expected one of mainnet, testnet, sim`, { details: {} });
-  }
-  if (networkName === 'mainnet' && (!config.allowMainnet || options.allowMainnet !== true)) {
-    const missing = [config.allowMainnet ? undefined : `allowMainnet: true in ${options.file}`, options.allowMainnet === true ? undefined : '--allow-mainnet on the command line'];
-    throw new BaseError('CLI_USAGE', `run: mainnet moves real money: it needs ${missing.filter(Boolean).join(' and ')}`, { details: { command: 'run' } });
-  }
-  if (networkName !== 'sim') {
-    resolveRunNetwork(config, { network: networkName });
-    throw new BaseError(
-      'RUN_NETWORK_UNSUPPORTED',
-      `clobbot run trades on network sim only for now: it needs each market's address, tick, sizes and fees, which only the local venue publishes (GET /sim/info); no API of ${networkName} does`,
-      { details: { network: networkName } },
-    );
-  }
+  const { config, source, strategies, network: networkName } = await loadRunFile(options.file, io.env, cwd, {
+    ...(options.network === undefined ? {} : { network: options.network }),
+    ...(options.allowMainnet === undefined ? {} : { allowMainnet: options.allowMainnet }),
+  });
   const durationMs = options.durationMs ?? config.duration;
   const logger = createLogger({ level: config.logging.level, pretty: config.logging.pretty ?? io.isTty, destination: sinkDestination(io.stderr), clock });
   const wallet = await loadSigner({ source: config.wallet, network: networkName, env: io.env, cwd });
@@ -205,13 +224,16 @@ export async function runBot(io: CliIo, options: RunBotOptions): Promise<number>
   let signals: ReturnType<typeof processStopSignal> | undefined;
   try {
     // 2. The venue and the account.
-    const venue: VenueConnection = await connectSimVenue({ config, source, wallet, env: io.env, context, ids, logger, random: seededRandom(seed) });
+    const venue: VenueConnection =
+      networkName === 'sim'
+        ? await connectSimVenue({ config, source, wallet, env: io.env, context, ids, logger, random: seededRandom(seed) })
+        : await connectNetworkVenue({ config, source, network: networkName, wallet, context, ids, logger });
     cleanups.push(() => venue.stop());
     const { network, specs } = venue;
     const bySymbol = new Map(specs.map((spec) => [spec.symbol, spec]));
 
     out(
-      `clobbot run ${options.file}: network ${network.name} (${venue.server ? 'in-process venue' : 'venue'} ${venue.venueUrl}, chain ${network.chainId}), ` +
+      `clobbot run ${options.file}: network ${network.name} (${venue.where}, chain ${network.chainId}), ` +
         `markets ${specs.map((spec) => spec.symbol).join(', ')}, ${durationMs === undefined ? 'until SIGINT' : `for ${formatSeconds(durationMs)}`}`,
     );
     out(`  wallet      ${wallet.address} from ${wallet.origin}; account ${venue.accountId}${venue.owner === wallet.address ? '' : ` of ${venue.owner}`}`);
@@ -219,7 +241,7 @@ export async function runBot(io: CliIo, options: RunBotOptions): Promise<number>
     for (const strategy of strategies) out(`  strategy    ${strategy.name}: ${strategy.definition.name} (${strategy.module}) on ${strategy.markets.join(', ')}`);
 
     // 3. Feeds, relay, engine.
-    const { timing, budget } = feedTiming(venue.info.blockMs, specs.length);
+    const { timing, budget } = feedTiming(venue.blockMs, specs.length);
     const marketData: TimedSource = timeSource(createMarketDataClient(context, { baseUrl: network.hosts.exchangeUrl! }), clock);
     const feeds = new Map<Address, MarketFeed>();
     for (const spec of specs) {
@@ -265,7 +287,7 @@ export async function runBot(io: CliIo, options: RunBotOptions): Promise<number>
         network,
         signer: wallet.account,
         accountId: venue.accountId,
-        authNonce: 0n,
+        authNonce: venue.authNonce,
         markets: specs,
         transport,
         userData: createUserDataReader(context, { userUrl: network.hosts.userUrl!, owner: venue.owner }),
@@ -302,6 +324,7 @@ export async function runBot(io: CliIo, options: RunBotOptions): Promise<number>
     let failure: BaseError | undefined;
     const idleWarnMs = Math.min(DEFAULT_IDLE_WARN_MS, durationMs === undefined ? DEFAULT_IDLE_WARN_MS : Math.max(1_000, Math.floor(durationMs / 2)));
     const hosts: StrategyHost[] = [];
+    const idleTimeouts = new Map(config.strategies.map((entry) => [entry.name, entry.idleTimeout]));
     const allCompleted = () => hosts.every((host) => host.completed());
     for (const [index, strategy] of strategies.entries()) {
       const markets = new Map<string, StrategyMarket>();
@@ -325,6 +348,7 @@ export async function runBot(io: CliIo, options: RunBotOptions): Promise<number>
           logger,
           submit: (intent) => engine.submit(intent),
           idleWarnMs,
+          ...idleTimeoutOf(idleTimeouts.get(strategy.name) ?? 'off'),
           onFailure: (error) => {
             failure ??= error;
             resolveStop({ kind: 'failed', strategy: strategy.name, code: error.code });
@@ -391,6 +415,10 @@ export async function runBot(io: CliIo, options: RunBotOptions): Promise<number>
 
     const reason = await stopped;
     const elapsedMs = clock.now() - startedAt;
+    // A strategy that had the whole run and emitted nothing is as broken as one that timed out idle.
+    if (reason.kind === 'duration' && failure === undefined) {
+      for (const host of hosts) if (idleTimeouts.get(host.name) !== 'off') failure ??= host.idleError(elapsedMs);
+    }
     logger.info({ reason: describeStop(reason) }, 'stopping: cancelling open orders');
 
     // 5. Stop.

@@ -6,8 +6,11 @@
  *   market rule (slot >= 62 or twice, price off the tick, size out of range, empty, a market that is
  *   not the strategy's) is STRATEGY_INTENT_INVALID. Either is reported once through `onFailure` and
  *   the strategy is stopped: the run then stops, cancelling its orders.
- * - A strategy that has emitted nothing after `idleWarnMs` gets one warning: quiet is not an error
- *   (a grid waiting for a mid, a TWAP between slices).
+ * - A strategy that has emitted nothing after `idleWarnMs` gets one warning (a grid may wait for a
+ *   mid); one that has emitted nothing after `idleTimeoutMs` is STRATEGY_IDLE, reported through
+ *   `onFailure` like a failure: a strategy that never trades is a broken one. `idleError` says the
+ *   same of a run that ended before that time. Quiet after a first intent is never an error (a
+ *   TWAP between slices).
  * - Completing is the strategy saying it is done (`onComplete`); its orders stay until the run stops.
  */
 import { Subscription, timer, type Observable } from 'rxjs';
@@ -44,6 +47,8 @@ export interface StrategyHostParameters {
   readonly submit: (intent: Intent) => Promise<IntentFate>;
   /** Warn once when nothing was emitted this long after the start. */
   readonly idleWarnMs: number;
+  /** Fail (STRATEGY_IDLE) when nothing was emitted this long after the start; undefined: never. */
+  readonly idleTimeoutMs?: number;
   readonly onFailure: (error: BaseError) => void;
   readonly onComplete: () => void;
 }
@@ -55,6 +60,8 @@ export interface StrategyHost {
   completed(): boolean;
   /** The failure that stopped it, if any. */
   failure(): BaseError | undefined;
+  /** STRATEGY_IDLE when it started, emitted nothing in `afterMs` and did not complete; else undefined. */
+  idleError(afterMs: number): BaseError | undefined;
   /** Calls create and subscribes. */
   start(): void;
   /** Unsubscribes. Idempotent. */
@@ -119,6 +126,7 @@ export function createStrategyHost(params: StrategyHostParameters): StrategyHost
   let failed: BaseError | undefined;
   let completed = false;
   let stopped = false;
+  let started = false;
 
   const fail = (error: BaseError) => {
     if (failed !== undefined || stopped) return;
@@ -126,6 +134,13 @@ export function createStrategyHost(params: StrategyHostParameters): StrategyHost
     log.error({ code: error.code }, error.message);
     subscription.unsubscribe();
     params.onFailure(error);
+  };
+
+  const idleError = (afterMs: number): BaseError | undefined => {
+    if (!started || tally.emitted > 0 || completed || failed !== undefined) return undefined;
+    return new BaseError('STRATEGY_IDLE', `${where} emitted no intent in ${Math.round(afterMs / 1000)} s`, {
+      details: { strategy: strategy.name, module: strategy.module, afterMs },
+    });
   };
 
   const onFate = (intent: Intent, fate: IntentFate) => {
@@ -166,7 +181,9 @@ export function createStrategyHost(params: StrategyHostParameters): StrategyHost
     tally,
     completed: () => completed,
     failure: () => failed,
+    idleError,
     start() {
+      started = true;
       const context: StrategyContext<unknown> = { params: strategy.params, markets: params.markets, clock, random: params.random, logger: log };
       let intents$: Observable<Intent>;
       try {
@@ -185,6 +202,15 @@ export function createStrategyHost(params: StrategyHostParameters): StrategyHost
           }
         }),
       );
+      const { idleTimeoutMs } = params;
+      if (idleTimeoutMs !== undefined) {
+        subscription.add(
+          timer(idleTimeoutMs, clock.scheduler).subscribe(() => {
+            const error = idleError(idleTimeoutMs);
+            if (error !== undefined) fail(error);
+          }),
+        );
+      }
       log.info({ module: strategy.module, markets: [...params.markets.keys()] }, 'strategy started');
       subscription.add(
         intents$.subscribe({

@@ -9,6 +9,11 @@
  * - a running venue: the relay is asked whether the wallet is delegated and holds TRADE (the probe
  *   of `clobbot account setup`); when not and the wallet owns its account, the run funds and sets
  *   it up the same way; when another address owns it, `clobbot account setup` must be run first.
+ *
+ * Markets are symbols the venue resolves, or markets given whole that must match the venue's own
+ * field by field (a file written for another venue is refused, located, rather than traded with
+ * parameters the venue does not hold). After a setup, the relay is asked once more, under the run's
+ * authNonce, whether the wallet can now trade.
  */
 import { BaseError } from '../../core/base-error.ts';
 import type { IdSource } from '../../core/ids.ts';
@@ -16,16 +21,13 @@ import type { Logger } from '../../core/logger.ts';
 import type { RandomSource } from '../../core/random.ts';
 import { configError, loadConfigOrThrow } from '../../config/load-config.ts';
 import type { ConfigIssue } from '../../config/config-issue.ts';
-import type { ResolvedNetwork } from '../../config/network-config.ts';
-import { resolveRunNetwork, type RunConfig } from '../../config/run-config.ts';
+import { resolveRunNetwork, runAuthNonce, runMarketSymbol, type RunConfig, type RunMarketSpec } from '../../config/run-config.ts';
 import { simConfigSchema } from '../../config/sim-config.ts';
-import { locateInYaml, type YamlSource } from '../../config/yaml-source.ts';
-import type { Address } from '../../protocol/encoding.ts';
+import { locatedIssue, type YamlSource } from '../../config/yaml-source.ts';
 import type { MarketSpec } from '../../venue/market-spec.ts';
 import { isClientError } from '../../clients/client-error.ts';
 import type { ClientContext } from '../../clients/send-request.ts';
 import { createRelaySession } from '../../execution/relay-session.ts';
-import { probeSignerGrant } from '../../execution/relay-signer-probe.ts';
 import { createRestRelayTransport } from '../../execution/relay-transport.ts';
 import type { WalletSigner } from '../../execution/signer-source.ts';
 import { createSimServer, cryptoRandom, type SimServer } from '../../sim/sim-server.ts';
@@ -41,27 +43,12 @@ import {
   submitSignerAuthorization,
   type SimInfo,
 } from '../sim-account.ts';
+import { notReadyError, probeTradingWallet } from './trading-wallet-readiness.ts';
+import type { VenueConnection } from './venue-connection.ts';
 
 export const DEFAULT_SIM_CONFIG = 'config/sim.yaml';
 /** How long the run waits for the grant's outcome. */
 const SETUP_DEADLINE_MS = 60_000;
-
-export interface VenueConnection {
-  readonly network: ResolvedNetwork;
-  readonly venueUrl: string;
-  readonly info: SimInfo;
-  /** The run's markets, in run-file order. */
-  readonly specs: readonly MarketSpec[];
-  readonly accountId: bigint;
-  /** The account owner (user-data queries are by owner). */
-  readonly owner: Address;
-  /** The in-process venue, when the run started one. */
-  readonly server: SimServer | undefined;
-  /** What was done to make the wallet ready, for the run's header (`funded …; TRADE granted in block 7`). */
-  readonly setup: string;
-  /** Stops the in-process venue (nothing for a running one). Idempotent. */
-  stop(): Promise<void>;
-}
 
 export interface ConnectSimVenueParameters {
   readonly config: RunConfig;
@@ -75,9 +62,22 @@ export interface ConnectSimVenueParameters {
   readonly random: RandomSource;
 }
 
-function located(source: YamlSource, path: (string | number)[], message: string): ConfigIssue {
-  const { line, column } = locateInYaml(source, path);
-  return { kind: 'schema', file: source.file, line, column, path, message };
+/** The fields of a market given whole in which it differs from the venue's, each located in the run file. */
+function marketMismatches(source: YamlSource, index: number, given: RunMarketSpec, venue: MarketSpec, where: string): ConfigIssue[] {
+  const pairs: [string[], unknown, unknown][] = [
+    [['address'], given.address, venue.address],
+    ...(['baseToken', 'quoteToken'] as const).flatMap((side) =>
+      (['address', 'symbol', 'decimals'] as const).map((field): [string[], unknown, unknown] => [[side, field], given[side][field], venue[side][field]]),
+    ),
+    ...(['pricePrecision', 'sizePrecision', 'tickSize', 'minSize', 'maxSize', 'makerFeePps', 'takerFeePps'] as const).map((field): [string[], unknown, unknown] => [
+      [field],
+      given[field],
+      venue[field],
+    ]),
+  ];
+  return pairs
+    .filter(([, mine, theirs]) => mine !== theirs)
+    .map(([field, , theirs]) => locatedIssue(source, ['markets', index, ...field], `differs from the venue's ${venue.symbol} (${where} has ${String(theirs)}): on sim a market given whole must match the venue, or list it by symbol`));
 }
 
 /** Starts (or reaches) the sim venue and readies the account. */
@@ -92,7 +92,7 @@ export async function connectSimVenue(params: ConnectSimVenueParameters): Promis
   if (config.venueUrl === undefined) {
     if (owner !== wallet.address) {
       throw configError(source.file, [
-        located(source, ['account', 'owner'], 'on an in-process venue the trading wallet owns its account: leave account.owner out (or set venueUrl to a running clobbot sim)'),
+        locatedIssue(source, ['account', 'owner'], 'on an in-process venue the trading wallet owns its account: leave account.owner out (or set venueUrl to a running clobbot sim)'),
       ]);
     }
     server = createSimServer({
@@ -124,15 +124,31 @@ export async function connectSimVenue(params: ConnectSimVenueParameters): Promis
       throw error;
     }
     const network = resolveRunNetwork(config, { network: 'sim', venueUrl, chainId: info.chainId });
-    const { specs, missing } = marketSpecsOf(info, config.markets);
+    const symbols = config.markets.map(runMarketSymbol);
+    const { specs, missing } = marketSpecsOf(info, symbols);
+    const where = server ? simFile : venueUrl;
     if (missing.length > 0) {
       const listed = info.markets.map((market) => market.symbol).join(', ') || 'none';
       throw configError(
         source.file,
-        missing.map((symbol) => located(source, ['markets', config.markets.indexOf(symbol)], `${symbol} is not a market of the venue (${server ? simFile : venueUrl} lists ${listed})`)),
+        missing.map((symbol) => locatedIssue(source, ['markets', symbols.indexOf(symbol)], `${symbol} is not a market of the venue (${where} lists ${listed})`)),
       );
     }
+    const mismatches = config.markets.flatMap((entry, index) => (typeof entry === 'string' ? [] : marketMismatches(source, index, entry, specs[index]!, where)));
+    if (mismatches.length > 0) throw configError(source.file, mismatches);
     const market = specs[0]!;
+    const authNonce = runAuthNonce(config);
+    const connection = (accountId: bigint, setup: string): VenueConnection => ({
+      network,
+      where: `${server ? 'in-process venue' : 'venue'} ${venueUrl}`,
+      blockMs: info.blockMs,
+      specs,
+      accountId,
+      owner,
+      authNonce,
+      setup,
+      stop,
+    });
 
     // The account: opened (empty) when the owner has none yet.
     const openWith = info.tokens[0]?.symbol ?? market.quoteToken.symbol;
@@ -145,26 +161,14 @@ export async function connectSimVenue(params: ConnectSimVenueParameters): Promis
     );
     await transport.start();
     try {
+      const readiness = { wallet: wallet.address, owner, authNonce, network, runFile: source.file };
+      const probe = (id: bigint) => probeTradingWallet({ transport, wallet, network, accountId: id, market: market.address, authNonce, ids: params.ids, clock: context.clock });
       if (server === undefined) {
-        const probe = await probeSignerGrant((request) => transport.submit(request), {
-          signer: wallet.account,
-          chainId: network.chainId,
-          domainVersion: network.tradingWalletDomainVersion,
-          accountId,
-          market: market.address,
-          requestId: params.ids.next(),
-          nonce: BigInt(context.clock.now()),
-        });
-        if (probe.delegated === true && probe.trade === true) {
-          return { network, venueUrl, info, specs, accountId, owner, server, setup: `already set up (delegated, TRADE on account ${accountId})`, stop };
-        }
-        if (owner !== wallet.address) {
-          throw new BaseError(
-            'RUN_ACCOUNT_NOT_READY',
-            `the trading wallet ${wallet.address} cannot trade for account ${accountId} of ${owner} yet (the relay says ${probe.code}): run clobbot account setup --config ${source.file} first`,
-            { details: { wallet: wallet.address, owner, code: probe.code } },
-          );
-        }
+        const found = await probe(accountId);
+        const notReady = notReadyError(found, { ...readiness, accountId });
+        if (notReady === undefined) return connection(accountId, `already set up (delegated, TRADE on account ${accountId})`);
+        // A setup grants TRADE; it cannot change another owner's account nor the authNonce epoch.
+        if (owner !== wallet.address || found.authNonceMatches === false) throw notReady;
       }
       // Fund and set up the wallet's own account.
       const amounts = fundingAmounts(sim!, info);
@@ -187,7 +191,9 @@ export async function connectSimVenue(params: ConnectSimVenueParameters): Promis
         throw new BaseError('ACCOUNT_SETUP_FAILED', `the signer authorization did not confirm: ${why}`, { details: { requestId, status: result?.status ?? 'NONE' } });
       }
       logger.info({ accountId: String(accountId), block: String(result.blockNumber), txHash: result.txHash }, 'trading wallet set up: delegated, TRADE granted');
-      return { network, venueUrl, info, specs, accountId, owner, server, setup: `${funded}; delegated and granted TRADE (CONFIRMED in block ${result.blockNumber})`, stop };
+      const after = notReadyError(await probe(accountId), { ...readiness, accountId });
+      if (after !== undefined) throw after;
+      return connection(accountId, `${funded}; delegated and granted TRADE (CONFIRMED in block ${result.blockNumber})`);
     } finally {
       await transport.stop();
       session.stop();
