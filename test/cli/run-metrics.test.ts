@@ -98,6 +98,7 @@ describe('clobbot run with metrics.port', () => {
       'clobbot_market_data_poll_seconds_sum',
       'clobbot_market_data_errors_total',
       'clobbot_strategy_errors_total',
+      'clobbot_stale_slot_reverts_total',
     ]) {
       expect(text).toContain(`# TYPE ${family} `);
     }

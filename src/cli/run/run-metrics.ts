@@ -46,6 +46,12 @@ export function runMetricFamilies(input: RunMetricsInput): MetricFamily[] {
       type: 'counter',
       values: (['signed', 'confirmed', 'reverted', 'rejected', 'refused', 'superseded'] as const).map((status) => ({ labels: { status }, value: stats[status] })),
     },
+    {
+      name: 'clobbot_stale_slot_reverts_total',
+      help: 'Reverts because a slot no longer held the expected order (a fill not seen yet); not errors.',
+      type: 'counter',
+      values: [{ value: stats.staleSlotReverts }],
+    },
     { name: 'clobbot_relay_reconnects_total', help: 'Relay WebSocket reconnections.', type: 'counter', values: [{ value: stats.reconnects }] },
     {
       name: 'clobbot_market_data_requests_total',
