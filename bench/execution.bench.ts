@@ -17,8 +17,8 @@
  * outcome grows with the queue, so the bound is also given for a lone intent. The venue is set up
  * in the warm-up (funding, signer grant, delegation) and stopped after the harness's seventh run.
  *
- * Knobs (environment): BENCH_SETTLE_MS sets the engine's `tuning.settleMs` (the portfolio
- * recomputes its slot replay over every unsettled placement on each change, its main cost here);
+ * Knobs (environment): BENCH_SETTLE_MS sets the engine's `tuning.settleMs` (how long the portfolio
+ * replays a placement that may move a slot; IOC-only ones, as here, cost next to nothing);
  * BENCH_NOFSYNC=1 drops the journal's fsync from the latency benchmark, to show its share.
  */
 import { performance } from 'node:perf_hooks';

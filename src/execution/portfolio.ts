@@ -36,6 +36,8 @@
  * policy). A placement's slots become final `settleMs` after its confirmation once its ids are
  * known (or after ten times that in any case); until then a late fact can still move them.
  * `restoreSlots` seeds slots known from elsewhere (e.g. the journal after a restart).
+ * Placements with only IOC/FOK orders and no cancel move no slot: until they settle they cost next
+ * to nothing per change (their ids bind when their transaction's created events arrive).
  *
  * Balances: raw token totals from `setBalance(token, raw, asOfMs)` plus the flows of the fills
  * after `asOfMs` (a buy adds `baseFilled` and pays quote + fee; a sell the reverse), less what the
@@ -52,7 +54,7 @@ import type { ActiveOrder, OrderEvent } from '../protocol/user-data.ts';
 import type { Intent } from '../strategy/intents.ts';
 import { amountScale, baseRaw, feeRaw, quoteRaw, type AmountScale, type MarketSpec } from '../venue/market-spec.ts';
 import { applyFill, FLAT_POSITION, unrealizedPnl, type CostPosition } from './average-cost.ts';
-import { blankRecord, minDefined, replaySlots, type CancelTarget, type NewOrder, type OrderRecord, type Placement } from './slot-replay.ts';
+import { blankRecord, minDefined, movesSlots, replaySlots, type CancelTarget, type NewOrder, type OrderRecord, type Placement } from './slot-replay.ts';
 
 /** 1e18: fillPrice (rule 4). */
 const FIXED18 = 10n ** 18n;
@@ -258,6 +260,12 @@ interface MarketBook {
   quoteFlow: bigint;
   /** Confirmed placements not yet settled, in confirmation order. */
   placements: Placement[];
+  /** Those that may move this market's slots (`movesSlots`), in the same order: the replay's work. */
+  movers: Placement[];
+  /** Unsettled placements of this market whose records may bind to order ids at the next compute (see `#bind`). */
+  readonly binding: Set<Placement>;
+  /** The others with unbound records, by transaction, while it holds no unbound created order: `#setCreated` moves them back. */
+  readonly awaiting: Map<Hex, Placement[]>;
   snapshot: { readonly asOf: number; readonly ids: ReadonlySet<bigint> } | undefined;
   table: (OrderRecord | null)[];
   lockBase: bigint;
@@ -314,6 +322,8 @@ export class Portfolio {
   readonly #graceMs: number;
   readonly #markets = new Map<Address, MarketBook>();
   readonly #requests = new Map<string, Placement>();
+  /** The tracked requests still in flight (status pending), in the order they were marked. */
+  readonly #inFlight = new Set<Placement>();
   readonly #txPlacement = new Map<Hex, Placement>();
   /** Earliest block time seen per transaction hash. */
   readonly #txTime = new Map<Hex, number>();
@@ -348,6 +358,9 @@ export class Portfolio {
         baseFlow: 0n,
         quoteFlow: 0n,
         placements: [],
+        movers: [],
+        binding: new Set(),
+        awaiting: new Map(),
         snapshot: undefined,
         table: new Array<OrderRecord | null>(MAKER_SLOTS).fill(null),
         lockBase: 0n,
@@ -448,6 +461,7 @@ export class Portfolio {
     }
     const placement = this.#placementOf(requestId, intent, options.expectedOrderIds);
     this.#requests.set(requestId, placement);
+    this.#inFlight.add(placement);
     for (const market of placement.markets) this.#book(market).dirty = true;
     this.#flush();
   }
@@ -474,11 +488,13 @@ export class Portfolio {
       case 'UNKNOWN':
         break;
       case 'CONFIRMED':
+        this.#inFlight.delete(placement);
         this.#confirm(placement);
         break;
       case 'REVERTED':
       case 'DROPPED':
       case 'REJECTED':
+        this.#inFlight.delete(placement);
         this.#requests.delete(requestId);
         if (placement.txHash !== undefined && this.#txPlacement.get(placement.txHash) === placement) this.#txPlacement.delete(placement.txHash);
         break;
@@ -699,10 +715,15 @@ export class Portfolio {
         index,
       }));
       const book = this.#book(market);
-      for (const record of placement.records) book.open.add(record);
+      // An IOC/FOK order is never live: it joins the open set only once bound (`#absorb`), to be
+      // closed and retired like the others, so unbound takers cost nothing per change.
+      for (const record of placement.records) if (record.tif === 'GTC') book.open.add(record);
+      if (placement.records.length > 0) book.binding.add(placement);
     }
     for (const marketAddress of placement.markets) {
-      this.#book(marketAddress).placements.push(placement);
+      const book = this.#book(marketAddress);
+      book.placements.push(placement);
+      if (movesSlots(placement, marketAddress)) book.movers.push(placement);
       placement.unsettledIn.add(marketAddress);
     }
     if (placement.newOrders.length === 0 && placement.cancels.length === 0) this.#requests.delete(placement.requestId);
@@ -737,6 +758,11 @@ export class Portfolio {
       book.createdIn.set(tx, set);
     }
     set.add(record);
+    // The placements of this transaction waiting for their order ids may bind now.
+    const waiting = book.awaiting.get(tx);
+    if (waiting === undefined) return;
+    book.awaiting.delete(tx);
+    for (const placement of waiting) book.binding.add(placement);
   }
 
   #matchesSpec(book: MarketBook, event: OrderEvent): boolean {
@@ -958,17 +984,33 @@ export class Portfolio {
     return placement.txHash === undefined ? Number.POSITIVE_INFINITY : (this.#txTime.get(placement.txHash) ?? Number.POSITIVE_INFINITY);
   }
 
-  /** Binds the records of confirmed placements to the order ids created in their transactions. */
+  /**
+   * Binds the records of confirmed placements to the order ids created in their transactions.
+   * Only `book.binding` is tried, in confirmation order: a placement whose transaction holds no
+   * unbound created order waits in `book.awaiting` until `#setCreated` adds one (a try would change
+   * nothing); one still partly bound is tried again at each compute.
+   */
   #bind(book: MarketBook): void {
-    for (const placement of book.placements) {
-      if (placement.market !== book.spec.address || placement.records.every((record) => record.orderId !== undefined)) continue;
+    if (book.binding.size === 0) return;
+    const due = [...book.binding].sort((a, b) => a.confirmSeq - b.confirmSeq);
+    for (const placement of due) {
+      if (placement.records.every((record) => record.orderId !== undefined)) {
+        book.binding.delete(placement);
+        continue;
+      }
       if (placement.txHash === undefined) this.#claimTransaction(book, placement);
       const tx = placement.txHash;
       if (tx === undefined) continue;
       const group = [...(book.createdIn.get(tx) ?? [])]
         .filter((record) => record.placement === undefined && record.orderId !== undefined)
         .sort((a, b) => compareBig(a.orderId!, b.orderId!));
-      if (group.length === 0) continue;
+      if (group.length === 0) {
+        book.binding.delete(placement);
+        const waiting = book.awaiting.get(tx);
+        if (waiting === undefined) book.awaiting.set(tx, [placement]);
+        else waiting.push(placement);
+        continue;
+      }
       const bound = placement.records.filter((record) => record.orderId !== undefined).length;
       if (bound === 0 && group.length === placement.newOrders.length) {
         group.forEach((record, index) => this.#absorb(book, placement.records[index]!, record));
@@ -1036,7 +1078,8 @@ export class Portfolio {
     book.byId.set(from.orderId!, into);
     book.open.delete(from);
     book.slotted.delete(from);
-    if (!this.#terminal(book, into)) book.open.add(into);
+    // Already there unless it is an IOC/FOK order (see `#confirm`): the open set closes it if it ended.
+    book.open.add(into);
     this.#refreshLiquidity(book, into);
   }
 
@@ -1059,6 +1102,8 @@ export class Portfolio {
       // forgotten once no market replays it any more.
       const at = Number.isFinite(time) ? time : placement.confirmedAt;
       book.placements.shift();
+      if (book.movers[0] === placement) book.movers.shift();
+      this.#stopBinding(book, placement);
       placement.unsettledIn.delete(book.spec.address);
       for (const cancel of placement.cancels) if (cancel.market === book.spec.address && cancel.target !== undefined) cancel.target.freedAt ??= at;
       for (const record of freedIn.get(placement) ?? []) record.freedAt ??= at;
@@ -1074,6 +1119,15 @@ export class Portfolio {
       this.#requests.delete(placement.requestId);
       if (placement.txHash !== undefined && this.#txPlacement.get(placement.txHash) === placement) this.#txPlacement.delete(placement.txHash);
     }
+  }
+
+  /** A settled placement binds no more (as before: only unsettled placements were tried). */
+  #stopBinding(book: MarketBook, placement: Placement): void {
+    book.binding.delete(placement);
+    const waiting = placement.txHash === undefined ? undefined : book.awaiting.get(placement.txHash);
+    if (waiting === undefined || !waiting.includes(placement)) return;
+    if (waiting.length === 1) book.awaiting.delete(placement.txHash!);
+    else waiting.splice(waiting.indexOf(placement), 1);
   }
 
   /**
@@ -1116,12 +1170,13 @@ export class Portfolio {
   #compute(book: MarketBook): MarketState {
     this.#bind(book);
     let inFlightSince = Number.POSITIVE_INFINITY;
-    for (const request of this.#requests.values()) {
-      if (request.status === 'pending' && request.markets.has(book.spec.address)) inFlightSince = Math.min(inFlightSince, request.signedAt - this.#settleMs);
+    for (const request of this.#inFlight) {
+      if (request.markets.has(book.spec.address)) inFlightSince = Math.min(inFlightSince, request.signedAt - this.#settleMs);
     }
     const { table, assigned, freedIn } = replaySlots({
       market: book.spec.address,
       placements: book.placements,
+      movers: book.movers,
       slotted: book.slotted,
       inFlightSince,
       placementOf: (tx) => this.#txPlacement.get(tx),
@@ -1166,8 +1221,8 @@ export class Portfolio {
 
     const pending: PendingOrder[] = [];
     let pendingRequests = 0;
-    for (const placement of this.#requests.values()) {
-      if (placement.status !== 'pending' || !placement.markets.has(book.spec.address)) continue;
+    for (const placement of this.#inFlight) {
+      if (!placement.markets.has(book.spec.address)) continue;
       pendingRequests++;
       if (placement.market !== book.spec.address) continue;
       for (const order of placement.newOrders) {

@@ -17,6 +17,13 @@
  *   active-orders snapshot, at that event's block time.
  *
  * Settled placements (see the portfolio) leave final slots (`knownSlot`) that seed the replay.
+ *
+ * A slot-free placement (only IOC/FOK orders, no cancel in the market: a taker, a TWAP slice) moves
+ * no slot, so the replay skips it: its orders never hold a slot, so freeing them changes nothing.
+ * It is replayed only when one of our resting orders was freed inside its transaction (self-trade),
+ * as that free must come after the placements earlier in the same block. Its block time still
+ * counts in the effective times of the others and in `start`, so the result is the same as
+ * replaying it; IOC-only flows then cost nothing here however many of them are unsettled.
  */
 import { MAKER_SLOTS, type OrderSide, type TimeInForce } from '../protocol/constants.ts';
 import type { Address, Hex } from '../protocol/encoding.ts';
@@ -94,8 +101,10 @@ export interface OrderRecord {
 /** What the replay reads of the portfolio. */
 export interface SlotReplayContext {
   readonly market: Address;
-  /** Unsettled confirmed placements touching the market, in confirmation order. */
+  /** Unsettled confirmed placements touching the market, in confirmation order (`unsettledIn` has the market). */
   readonly placements: readonly Placement[];
+  /** Those that may move the market's slots (`movesSlots`), in the same order. */
+  readonly movers: readonly Placement[];
   /** Records with a final slot; the replay drops those that no longer matter. */
   readonly slotted: Set<OrderRecord>;
   /** Earliest block time a request still in flight could have (frees before it may be forgotten). */
@@ -117,15 +126,44 @@ export interface SlotReplay {
   readonly freedIn: Map<Placement, OrderRecord[]>;
 }
 
+/**
+ * Whether `placement` may move the slots of `market`: it cancels a slot there, or places a GTC
+ * order there. The others (IOC/FOK orders only) are slot-free: see the module comment.
+ */
+export function movesSlots(placement: Placement, market: Address): boolean {
+  if (placement.cancels.some((cancel) => cancel.market === market)) return true;
+  return placement.market === market && placement.newOrders.some((order) => order.tif === 'GTC');
+}
+
 /** The unsettled placement of this market whose transaction frees `record`, if any. */
-function freedWithin(context: SlotReplayContext, record: OrderRecord, unsettled: ReadonlySet<Placement>): Placement | undefined {
-  if (record.canceledBy !== undefined && unsettled.has(record.canceledBy)) return record.canceledBy;
+function freedWithin(context: SlotReplayContext, record: OrderRecord): Placement | undefined {
+  const unsettled = (placement: Placement) => placement.unsettledIn.has(context.market);
+  if (record.canceledBy !== undefined && unsettled(record.canceledBy)) return record.canceledBy;
   for (const tx of [record.canceled?.tx, record.zeroAt?.tx]) {
     if (tx === undefined) continue;
     const placement = context.placementOf(tx);
-    if (placement !== undefined && unsettled.has(placement)) return placement;
+    if (placement !== undefined && unsettled(placement)) return placement;
   }
   return undefined;
+}
+
+/**
+ * The effective time of each placement (aligned with `context.placements`) and the start of the
+ * replay. Placements replay in confirmation order (the order of their transactions). One whose
+ * block time is not known yet (no event of its transaction) takes the earliest known time of the
+ * placements confirmed after it: as late as the known facts allow. Frees before `start` no longer
+ * matter: before every unsettled placement, and before any request in flight could have been
+ * included (signed at most `settleMs` of clock skew earlier).
+ */
+function replayTimes(context: SlotReplayContext): { readonly effective: readonly number[]; readonly start: number } {
+  const placements = context.placements;
+  const effective = new Array<number>(placements.length);
+  let later = Number.POSITIVE_INFINITY;
+  for (let i = placements.length - 1; i >= 0; i--) {
+    later = Math.min(later, context.placementTime(placements[i]!));
+    effective[i] = later;
+  }
+  return { effective, start: Math.min(effective[0] ?? Number.POSITIVE_INFINITY, context.inFlightSince) };
 }
 
 /**
@@ -137,21 +175,10 @@ export function replaySlots(context: SlotReplayContext): SlotReplay {
   const table = new Array<OrderRecord | null>(MAKER_SLOTS).fill(null);
   const where = new Map<OrderRecord, number>();
   const assigned = new Map<OrderRecord, number | undefined>();
-  const placements = context.placements;
   const market = context.market;
-  const unsettled = new Set(placements);
-  // Placements replay in confirmation order (the order of their transactions). One whose block
-  // time is not known yet (no event of its transaction) takes the earliest known time of the
-  // placements confirmed after it: as late as the known facts allow.
-  const effective = new Array<number>(placements.length);
-  let later = Number.POSITIVE_INFINITY;
-  for (let i = placements.length - 1; i >= 0; i--) {
-    later = Math.min(later, context.placementTime(placements[i]!));
-    effective[i] = later;
-  }
-  // Frees before `start` no longer matter: before every unsettled placement, and before any
-  // request in flight could have been included (signed at most `settleMs` of clock skew earlier).
-  const start = Math.min(effective[0] ?? Number.POSITIVE_INFINITY, context.inFlightSince);
+  // Times cost a pass over every unsettled placement: only when something needs them.
+  let times: ReturnType<typeof replayTimes> | undefined;
+  const timing = () => (times ??= replayTimes(context));
 
   const put = (slot: number, record: OrderRecord) => {
     const previous = table[slot];
@@ -172,7 +199,7 @@ export function replaySlots(context: SlotReplayContext): SlotReplay {
   const items: Item[] = [];
   const freedIn = new Map<Placement, OrderRecord[]>();
   const track = (record: OrderRecord) => {
-    const within = freedWithin(context, record, unsettled);
+    const within = freedWithin(context, record);
     if (within !== undefined) {
       const list = freedIn.get(within) ?? [];
       list.push(record);
@@ -186,16 +213,26 @@ export function replaySlots(context: SlotReplayContext): SlotReplay {
   for (const record of context.slotted) {
     const at = context.freeTime(record);
     const ended = context.terminal(record);
-    if (ended && (at === undefined || at < start)) {
+    if (ended && (at === undefined || at < timing().start)) {
       context.slotted.delete(record);
       continue;
     }
     if (record.knownSlot !== undefined && record.knownSlot >= 0 && record.knownSlot < MAKER_SLOTS) put(record.knownSlot, record);
     if (ended) track(record);
   }
-  for (const [i, placement] of placements.entries()) {
-    items.push({ time: effective[i]!, kind: 1, seq: placement.confirmSeq, placement });
+  // The orders of slot-free placements are IOC/FOK: they never hold a slot, so their frees are
+  // no-ops and are not tracked.
+  for (const placement of context.movers) {
     if (placement.market === market) for (const record of placement.records) if (context.terminal(record)) track(record);
+  }
+  // A slot-free placement is replayed only to free our orders it freed (its item does nothing else).
+  const replayed = new Set(context.movers);
+  for (const placement of freedIn.keys()) if (placement.market === market) replayed.add(placement);
+  if (replayed.size > 0) {
+    const { effective } = timing();
+    context.placements.forEach((placement, i) => {
+      if (replayed.has(placement)) items.push({ time: effective[i]!, kind: 1, seq: placement.confirmSeq, placement });
+    });
   }
   items.sort((a, b) => a.time - b.time || a.kind - b.kind || a.seq - b.seq);
 

@@ -111,8 +111,9 @@ export function trade(where: EventWhere, fields: TradeFields): OrderEvent {
 
 /**
  * The real venue model with two accounts: `alice` (the bot) and `bob` (the rest of the market).
- * Each call is one transaction in its own block, one second apart; `eventsOf(tx)` gives alice's
- * order events of that transaction as the user-data API formats them.
+ * Each call is one transaction in its own block, one second apart (or, with `sameBlock`, the next
+ * transaction of the last block); `eventsOf(tx)` gives alice's order events of that transaction as
+ * the user-data API formats them.
  */
 export class VenueHarness {
   readonly engine: MatchingEngine;
@@ -121,6 +122,10 @@ export class VenueHarness {
   readonly bob: bigint;
   readonly spec: MarketSpec;
   block = 0;
+  /** Transactions committed: the hash of the n-th is `tx(n)`. */
+  transactions = 0;
+  /** Position of the last transaction in its block. */
+  txIndex = 0;
 
   constructor(spec: MarketSpec = monUsdc) {
     this.spec = spec;
@@ -144,12 +149,18 @@ export class VenueHarness {
     return T0 + block * 1000;
   }
 
-  /** Records an accepted result as the next block's transaction; returns its hash and block time. */
-  commit(result: BatchResult): { readonly tx: Hex; readonly timeMs: number; readonly ok: boolean } {
-    this.block++;
-    const hash = tx(this.block);
+  /** Records an accepted result as the next block's transaction (or the last block's); returns its hash and block time. */
+  commit(result: BatchResult, options: { readonly sameBlock?: boolean } = {}): { readonly tx: Hex; readonly timeMs: number; readonly ok: boolean } {
+    if (options.sameBlock === true && this.block > 0) {
+      this.txIndex++;
+    } else {
+      this.block++;
+      this.txIndex = 0;
+    }
+    this.transactions++;
+    const hash = tx(this.transactions);
     const timeMs = this.timeOf(this.block);
-    if (result.ok) this.history.record(result.events, { blockNumber: BigInt(this.block), timestamp: timeMs, txHash: hash, txIndex: 0, firstLogIndex: 0 });
+    if (result.ok) this.history.record(result.events, { blockNumber: BigInt(this.block), timestamp: timeMs, txHash: hash, txIndex: this.txIndex, firstLogIndex: 0 });
     return { tx: hash, timeMs, ok: result.ok };
   }
 

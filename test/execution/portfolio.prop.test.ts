@@ -3,8 +3,8 @@
  * - position is the sum of the signed fills, and realized + unrealized PnL is the mark-to-market
  *   change (sells - buys + mark value) for any sequence of fills;
  * - against the real venue model (matching engine + order history) driven by random batches, slot
- *   replacements and counterparty flow: after every transaction the inferred slots and remaining
- *   sizes are the venue's own;
+ *   replacements and counterparty flow, some transactions in the block of the one before: after
+ *   every transaction the inferred slots and remaining sizes are the venue's own;
  * - the same facts delivered late, duplicated and reordered give the same final state.
  *
  * Replay a failure with the seed and path fast-check prints:
@@ -95,6 +95,16 @@ const batchOrderArb = fc.record({
   postOnly: fc.boolean(),
 });
 
+/**
+ * One of alice's transactions in the block of the one before: its block time is shared, so only
+ * the confirmation order of her transactions and which of them freed which of her orders tell the
+ * slots apart (e.g. an IOC order of hers cancelling her resting order by self-trade after a batch
+ * of hers in the same block). Bob's transactions open a block: whether one of his fills came
+ * before or after her placement in the same block is not in her events (a free at the same time
+ * as a placement is taken to come first).
+ */
+const sameBlockArb = fc.constantFrom(false, false, true);
+
 const stepArb = fc.oneof(
   {
     weight: 4,
@@ -102,6 +112,7 @@ const stepArb = fc.oneof(
       kind: fc.constant('batch' as const),
       cancels: fc.uniqueArray(fc.integer({ min: 0, max: 9 }), { maxLength: 3 }),
       orders: fc.array(batchOrderArb, { maxLength: 4 }),
+      sameBlock: sameBlockArb,
     }),
   },
   {
@@ -112,6 +123,7 @@ const stepArb = fc.oneof(
         fc.record({ slot: fc.integer({ min: 0, max: 9 }), place: fc.boolean(), side: sideArb, price: priceArb, size: sizeArb, postOnly: fc.boolean() }),
         { minLength: 1, maxLength: 3, selector: (op) => op.slot },
       ),
+      sameBlock: sameBlockArb,
     }),
   },
   {
@@ -122,6 +134,7 @@ const stepArb = fc.oneof(
       price: bobPriceArb,
       size: sizeArb,
       tif: fc.constantFrom('GTC' as const, 'IOC' as const),
+      sameBlock: fc.constant(false),
     }),
   },
 );
@@ -145,7 +158,7 @@ function apply(portfolio: Portfolio, action: Action): void {
  * sizes against the venue after each transaction. Returns the actions for a replay.
  */
 /** What the runs exercised, printed once. */
-const coverage = { transactions: 0, reverted: 0, selfTrade: 0, filledAtOnce: 0, makerFills: 0, replaced: 0 };
+const coverage = { transactions: 0, reverted: 0, selfTrade: 0, filledAtOnce: 0, makerFills: 0, replaced: 0, sameBlockSelfTrade: 0 };
 
 function drive(steps: readonly Step[], early: readonly boolean[], settleMs: number): { actions: Action[]; portfolio: Portfolio; venue: VenueHarness } {
   const venue = new VenueHarness();
@@ -156,13 +169,16 @@ function drive(steps: readonly Step[], early: readonly boolean[], settleMs: numb
     actions.push(action);
     apply(portfolio, action);
   };
+  /** The block of alice's last accepted transaction. */
+  let aliceBlock = -1;
   steps.forEach((step, index) => {
-    clock.advanceTo(venue.timeOf(venue.block + 1));
+    const sameBlock = step.sameBlock && venue.block > 0;
+    if (!sameBlock) clock.advanceTo(venue.timeOf(venue.block + 1));
     if (step.kind === 'bob') {
       const order = { side: step.side, price: step.price, quantity: step.size, tif: step.tif, executionInstruction: 'NONE' as const, minSizeAfterBlock: 0n };
       const bobResult = venue.engine.executeBatch({ accountId: venue.bob, market: M, cancelSlotIdxs: [], expectedOrderIds: [], orders: [order] });
       if (bobResult.ok) coverage.makerFills += bobResult.events.filter((e) => e.type === 'OrderFilled' && e.makerAccountId === venue.alice).length;
-      const { tx: hash, ok } = venue.commit(bobResult);
+      const { tx: hash, ok } = venue.commit(bobResult, { sameBlock });
       if (ok) act({ kind: 'events', events: venue.eventsOf(hash) });
       return;
     }
@@ -205,12 +221,16 @@ function drive(steps: readonly Step[], early: readonly boolean[], settleMs: numb
     coverage.transactions++;
     if (result.ok) {
       for (const event of result.events) {
-        if (event.type === 'OrderCanceled' && event.reason === 'self-trade') coverage.selfTrade++;
+        if (event.type === 'OrderCanceled' && event.reason === 'self-trade') {
+          coverage.selfTrade++;
+          if (sameBlock && aliceBlock === venue.block) coverage.sameBlockSelfTrade++;
+        }
         if (event.type === 'OrderCanceled' && event.reason === 'replaced') coverage.replaced++;
         if (event.type === 'OrderFilled' && event.takerAccountId === venue.alice && event.takerRemaining === 0n) coverage.filledAtOnce++;
       }
     } else coverage.reverted++;
-    const { tx: hash, ok } = venue.commit(result);
+    const { tx: hash, ok } = venue.commit(result, { sameBlock });
+    if (ok) aliceBlock = venue.block;
     act({ kind: 'outcome', requestId, status: 'BROADCAST', txHash: hash });
     const events = venue.eventsOf(hash);
     if (ok && early[index % early.length]) act({ kind: 'events', events });
@@ -255,7 +275,7 @@ describe('portfolio properties: against the venue model', () => {
       options,
     );
     process.stdout.write(`portfolio vs venue: ${JSON.stringify(coverage)} over ${RUNS} runs, seed ${SEED}\n`);
-    expect(Math.min(coverage.selfTrade, coverage.filledAtOnce, coverage.makerFills, coverage.reverted, coverage.replaced)).toBeGreaterThan(0);
+    expect(Math.min(coverage.selfTrade, coverage.filledAtOnce, coverage.makerFills, coverage.reverted, coverage.replaced, coverage.sameBlockSelfTrade)).toBeGreaterThan(0);
   });
 
   it('the same facts delivered late, twice and out of order give the same state', () => {

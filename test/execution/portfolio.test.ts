@@ -202,6 +202,37 @@ describe('portfolio: slots against the real venue model', () => {
     expect(portfolio.state(M).position).toBe(1000n);
     expect(portfolio.fills(M).map((f) => f.liquidity)).toEqual(['taker']);
   });
+
+  /**
+   * Our IOC order (a slot-free placement) cancels our resting ask by self-trade in the block where a
+   * batch of ours came just before it: the freed slot was still taken when the batch placed its
+   * order. Only the IOC's transaction tells so (a free at a placement's block time comes first).
+   */
+  it('frees a slot by self-trade inside the IOC order that reached it, after our earlier placement in the same block', () => {
+    const venue = new VenueHarness();
+    const portfolio = createPortfolio({ clock: new VirtualClock(T0) }, { markets: [monUsdc] });
+    const place = (requestId: string, orders: OrderRequest[], sameBlock = false) => {
+      portfolio.markPending(requestId, batch(orders));
+      const result = venue.engine.executeBatch({
+        accountId: venue.alice,
+        market: M,
+        cancelSlotIdxs: [],
+        expectedOrderIds: [],
+        orders: orders.map((o) => venueOrder({ side: o.side, price: o.price, quantity: o.size, tif: o.tif })),
+      });
+      const { tx: hash } = venue.commit(result, { sameBlock });
+      portfolio.applyOutcome(requestId, 'CONFIRMED', { txHash: hash });
+      portfolio.applyOrderEvents(venue.eventsOf(hash));
+      expect(portfolio.slotOrderIds(M), `slots after ${requestId}`).toEqual(venue.aliceSlots());
+    };
+    place('ask', [gtc('SELL', 100n, 100n)]);
+    place('bid', [gtc('BUY', 90n, 100n)]);
+    place('ioc', [{ ...gtc('BUY', 100n, 100n), tif: 'IOC' }], true);
+    expect(venue.eventsOf().some((e) => e.eventType === 'order-canceled' && e.eventData.orderId === '1')).toBe(true);
+    expect(portfolio.state(M).orders.map((o) => [o.orderId, o.slot, o.price])).toEqual([[2n, 1, 90n]]);
+    place('next', [gtc('BUY', 80n, 100n)]);
+    expect(portfolio.state(M).orders.map((o) => [o.orderId, o.slot, o.price])).toEqual([[4n, 0, 80n], [2n, 1, 90n]]);
+  });
 });
 
 describe('portfolio: slots when the venue choice is not observable', () => {
