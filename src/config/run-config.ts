@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { BaseError } from '../core/base-error.ts';
 import { LOG_LEVELS } from '../core/logger.ts';
 import { UINT256_MAX, UINT32_MAX, UINT40_MAX, UINT96_MAX } from '../core/units.ts';
-import { RELAY_PENDING_OUTCOME_LIMIT } from '../protocol/constants.ts';
+import { MAKER_SLOTS, RELAY_PENDING_OUTCOME_LIMIT } from '../protocol/constants.ts';
 import type { ConfigPath } from './config-issue.ts';
 import { configErrorMap, describeKind } from './config-error-map.ts';
 import { configAddress, decimalAmount, durationMs, ENV_NAME_MESSAGE, envVarName, integerUnits, intInRange, marketSymbol, tokenSymbol } from './fields.ts';
@@ -186,7 +186,7 @@ const riskSchema = z.strictObject({
   /** Orders priced further than this from the mid are refused. */
   priceBandBps: intInRange(1, 10_000).default(500),
   maxOrdersPerSecond: z.number().positive().max(10_000).default(20),
-  maxOpenOrders: intInRange(1, 100_000).default(62),
+  maxOpenOrders: intInRange(1, 100_000).default(MAKER_SLOTS),
   killSwitch: killSwitchSchema.optional(),
 });
 

@@ -16,6 +16,7 @@ import { BehaviorSubject, Subject, Subscription, type Observable } from 'rxjs';
 import { BaseError, isBaseError } from '../core/base-error.ts';
 import type { Logger } from '../core/logger.ts';
 import { orderEventKey } from '../clients/order-events.ts';
+import type { RelayErrorCodeName } from '../protocol/constants.ts';
 import type { Address, Hex } from '../protocol/encoding.ts';
 import { encodeRelayRestRequest, parseRelayRestRequest, type RelayRestRequest } from '../protocol/relay-request.ts';
 import { isRiskReducing, type Intent } from '../strategy/intents.ts';
@@ -71,7 +72,7 @@ const RESEND_MIN_DEADLINE_LEFT_MS = 5_000;
 /** Order events older than this are dropped from the reconciliation index. */
 const EVIDENCE_KEEP_MS = 10 * 60_000;
 /** The relay code (and revert reason prefix, docs/protocol.md) of a slot that did not hold the expected order. */
-const STALE_SLOT_CODE = 'EXPECTED_ORDER_ID_MISMATCH';
+const STALE_SLOT_CODE: RelayErrorCodeName = 'EXPECTED_ORDER_ID_MISMATCH';
 
 /**
  * A market whose slot view proved stale (an intent expected an order its slot no longer held):
@@ -237,9 +238,8 @@ class Engine implements ExecutionEngine {
   #pollAgain = false;
   #eventsCursorMs = 0;
   #nextActiveAt = 0;
-  /** Markets whose slot view proved stale, and those whose active orders are to be read at the next poll. */
+  /** Markets whose slot view proved stale; those not yet `refreshed` get their active orders read at the next poll. */
   readonly #staleViews = new Map<Address, StaleView>();
-  readonly #refreshActive = new Set<Address>();
 
   /** CONFIRMED outcomes not yet given to the portfolio (see #flushConfirmations), in nonce order. */
   readonly #confirmations: PendingConfirmation[] = [];
@@ -1171,7 +1171,6 @@ class Engine implements ExecutionEngine {
     const now = this.#context.clock.now();
     this.#portfolio.doubtOrders(market, planCancelledIds(plan), now);
     this.#staleViews.set(market, { since: now, view: this.#viewKey(market), refreshed: false });
-    this.#refreshActive.add(market);
     this.#log.info({ requestId: req.requestId, market }, 'a slot no longer held the expected order: reading the active orders before the next slot-bound intent');
     this.#requestPoll(0);
   }
@@ -1248,14 +1247,13 @@ class Engine implements ExecutionEngine {
       if (Number.isFinite(newest)) this.#eventsCursorMs = Math.max(this.#eventsCursorMs, newest - this.#tuning.eventsOverlapMs);
       const everyMarket = startedAt >= this.#nextActiveAt;
       if (everyMarket) this.#nextActiveAt = startedAt + this.#tuning.activeOrdersEveryMs;
-      for (const market of everyMarket ? this.#portfolio.markets() : [...this.#refreshActive]) {
+      const unrefreshed = [...this.#staleViews].flatMap(([market, stale]) => (stale.refreshed ? [] : [market]));
+      for (const market of everyMarket ? this.#portfolio.markets() : unrefreshed) {
         const orders = await userData.activeOrders(market);
         const stale = this.#staleViews.get(market);
-        // A read that started before the view proved stale may miss what made it so: the next poll reads again.
-        const fresh = stale === undefined || startedAt >= stale.since;
-        if (fresh) this.#refreshActive.delete(market);
-        // Before applying: the state change it causes wakes the intents the stale view holds.
-        if (fresh && stale !== undefined) stale.refreshed = true;
+        // Before applying: the state change it causes wakes the intents the stale view holds. A read
+        // that started before the view proved stale may miss what made it so: the next poll reads again.
+        if (stale !== undefined && startedAt >= stale.since) stale.refreshed = true;
         this.#portfolio.applyActiveOrders(market, orders, { asOfMs: startedAt });
       }
     } catch (error) {

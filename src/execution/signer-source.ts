@@ -16,9 +16,8 @@ import { BaseError } from '../core/base-error.ts';
 import type { Env } from '../config/env-interpolation.ts';
 import type { WalletSource } from '../config/run-config.ts';
 import type { Address } from '../protocol/encoding.ts';
+import { SECP256K1_N } from '../protocol/intent-signing.ts';
 
-/** secp256k1 group order: a private key is 1..n-1. */
-const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 const KEY_PATTERN = /^0x[0-9a-fA-F]{64}$/;
 
 /** A source of the trading wallet's signer: the run file's `wallet`, or an account made elsewhere. */

@@ -81,8 +81,11 @@ const restEnvelopeSchema = z.strictObject({
   authorization7702: authorization7702Schema.nullable().optional(),
 });
 
+/** Longest WebSocket message `id` (and request id read back into an error), characters (ours, docs/protocol.md). */
+const MAX_MESSAGE_ID_LENGTH = 64;
+
 const wsMessageSchema = z.strictObject({
-  id: z.string().min(1).max(64),
+  id: z.string().min(1).max(MAX_MESSAGE_ID_LENGTH),
   method: z.string(),
   payload: z.unknown(),
   authorization7702: authorization7702Schema.nullable().optional(),
@@ -109,7 +112,7 @@ function fromZodError(error: z.ZodError, prefix: readonly (string | number)[], i
 function readId(value: unknown, key: 'requestId' | 'id'): string | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const id = (value as Record<string, unknown>)[key];
-  return typeof id === 'string' && id.length > 0 && id.length <= 64 ? id : undefined;
+  return typeof id === 'string' && id.length > 0 && id.length <= MAX_MESSAGE_ID_LENGTH ? id : undefined;
 }
 
 function parseCall(method: string, payload: unknown, id: string | undefined): ParseResult<RelayCall> {

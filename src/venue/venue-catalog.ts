@@ -14,7 +14,7 @@
  *   one size unit), in human decimals.
  */
 import { BaseError } from '../core/base-error.ts';
-import { fromUnits, UINT32_MAX } from '../core/units.ts';
+import { fromUnits, MAX_PRICE_UNITS } from '../core/units.ts';
 import type { SimConfig } from '../config/sim-config.ts';
 import type { Address } from '../protocol/encoding.ts';
 import type { ExchangeSymbol } from '../protocol/market-data.ts';
@@ -35,9 +35,9 @@ export interface VenueCatalog {
   exchangeSymbols(): ExchangeSymbol[];
 }
 
-/** The largest order price on the tick: prices are uint32 and 0xFFFFFFFF is reserved (protocol-facts.md). */
+/** The largest order price on the tick (`MAX_PRICE_UNITS`: uint32, 0xFFFFFFFF reserved). */
 function maxPriceOnTick(tickSize: bigint): bigint {
-  return ((UINT32_MAX - 1n) / tickSize) * tickSize;
+  return (MAX_PRICE_UNITS / tickSize) * tickSize;
 }
 
 /** Decimal digits of a power of ten (10^k -> k). */
