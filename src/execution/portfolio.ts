@@ -563,12 +563,6 @@ export class Portfolio {
   }
 
   /**
-   * Applies a snapshot of the market's active orders taken at `asOfMs` (the response's `timestamp`).
-   * Listed orders are live with their remaining size; with `complete` (default: the list is not
-   * truncated), an order created at least `activeOrdersGraceMs` before `asOfMs` that is not listed is
-   * gone, and so is one doubted (`doubtOrders`) at or before `asOfMs`.
-   */
-  /**
    * Records that an intent expecting these orders in their slots reverted at `atMs`
    * (EXPECTED_ORDER_ID_MISMATCH): at least one of them had ended. The indexing grace protects a
    * just-created order missing from a snapshot; a doubted one is created long enough before to be
@@ -585,6 +579,12 @@ export class Portfolio {
     }
   }
 
+  /**
+   * Applies a snapshot of the market's active orders taken at `asOfMs` (the response's `timestamp`).
+   * Listed orders are live with their remaining size; with `complete` (default: the list is not
+   * truncated), an order created at least `activeOrdersGraceMs` before `asOfMs` that is not listed is
+   * gone, and so is one doubted (`doubtOrders`) at or before `asOfMs`.
+   */
   applyActiveOrders(market: Address, orders: readonly ActiveOrder[], options: { readonly asOfMs?: number; readonly complete?: boolean } = {}): ApplyResult[] {
     const book = this.#markets.get(market.toLowerCase() as Address);
     if (book === undefined) return orders.map(() => ({ status: 'ignored', reason: 'unknown-market' }) as const);
