@@ -15,6 +15,7 @@ import { VirtualClock } from '../src/core/virtual-clock.ts';
 import type { Address } from '../src/protocol/encoding.ts';
 import type { OrderIntent } from '../src/protocol/intent-types.ts';
 import { createHttpServer, type HttpServer } from '../src/sim/http-server.ts';
+import { createSimDispatch } from '../src/sim/route-dispatch.ts';
 import { marketDataRoutes } from '../src/sim/market-data-routes.ts';
 import { createWeightLimiter } from '../src/sim/weight-limiter.ts';
 import { createSimVenue } from '../src/venue/create-sim-venue.ts';
@@ -71,7 +72,7 @@ async function createServer(): Promise<{ server: HttpServer; url: string }> {
     faults: { marketDataErrorRate: 0, marketDataDelayMs: 0 },
     random: seededRandom(1),
   });
-  const server = createHttpServer({ routes, maxBodyBytes: config.http.maxBodyBytes, logger: createLogger({ level: 'silent' }), clock });
+  const server = createHttpServer({ dispatch: createSimDispatch({ routes, maxBodyBytes: config.http.maxBodyBytes, logger: createLogger({ level: 'silent' }) }), logger: createLogger({ level: 'silent' }), clock });
   const { url } = await server.listen(0);
   return { server, url };
 }

@@ -1,25 +1,22 @@
 /**
- * The simulated venue's HTTP server over node:http: routing by method and `:param` patterns,
- * bodies read under a size limit, JSON answers, and a handler that throws answered with a 500
- * while the server keeps serving. Routes are plain functions (`SimRoute`), so everything here is
- * framing; WebSocket upgrades are handed to `upgrade` untouched.
+ * The simulated venue's HTTP server over node:http: only framing. Bodies are read under the size
+ * limit (an oversized upload is refused without reading the rest); everything else (routing, the
+ * 404/405/413/500 answers, JSON) is the dispatcher's (route-dispatch.ts), shared with the in-process
+ * connection. WebSocket upgrades are handed to `upgrade` untouched.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { BaseError } from '../core/base-error.ts';
-import { MarketErrorCode } from '../protocol/constants.ts';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
-import type { SimFailure, SimRequest, SimResponse, SimRoute } from './http-types.ts';
-import { createRouteMatcher } from './route-matcher.ts';
+import { defaultFailureBody, JSON_CONTENT_TYPE, type SimDispatch } from './route-dispatch.ts';
 
 export interface CreateHttpServerParameters {
-  readonly routes: readonly SimRoute[];
+  /** Answers every request (createSimDispatch over the routes). */
+  readonly dispatch: SimDispatch;
   /** Takes over a request with `Upgrade` (the relay WebSocket); without it upgrades are refused. */
   readonly upgrade?: (request: IncomingMessage, socket: Duplex, head: Buffer) => void;
-  /** Larger bodies are refused with HTTP 413 (a route may set its own limit). */
-  readonly maxBodyBytes: number;
   readonly logger: Logger;
   /** Times requests for the debug log. */
   readonly clock: Clock;
@@ -40,15 +37,6 @@ export interface HttpServer {
    */
   close(): Promise<void>;
 }
-
-const JSON_CONTENT_TYPE = 'application/json';
-
-/** The Binance-style body of the server's own answers (unknown path, wrong method, 413, 500). */
-function defaultFailureBody(failure: SimFailure, message: string): unknown {
-  return { code: failure === 'internal-error' ? MarketErrorCode.UNKNOWN : -1, msg: message };
-}
-
-const FAILURE_STATUS: Readonly<Record<SimFailure, number>> = { 'payload-too-large': 413, 'internal-error': 500 };
 
 /** `::ffff:127.0.0.1` (an IPv4 client on a dual-stack socket) -> `127.0.0.1`. */
 export function clientIp(socket: Pick<Socket, 'remoteAddress'>): string {
@@ -99,89 +87,29 @@ function readBody(request: IncomingMessage, limit: number): Promise<BodyResult> 
 }
 
 /**
- * The path and query of a request target in origin form (`/path?query`). Any other form (`*`, an
- * absolute URL) gets the empty path, which no route matches.
- */
-function splitTarget(target: string): { path: string; query: URLSearchParams } {
-  if (!target.startsWith('/')) return { path: '', query: new URLSearchParams() };
-  const mark = target.indexOf('?');
-  const path = mark < 0 ? target : target.slice(0, mark);
-  return { path, query: new URLSearchParams(mark < 0 ? '' : target.slice(mark + 1)) };
-}
-
-/**
- * An HTTP server for `routes`. Unknown paths answer 404 `{code: -1, msg}`, a known path with another
- * method 405 with `Allow`, a body over the limit 413, a handler that throws 500 (logged; the
- * server keeps serving). Every answer is JSON with `Content-Type: application/json`.
+ * An HTTP server for a dispatcher; a request whose handling fails in framing is answered 500 and the
+ * server keeps serving.
  *
  * @example
- * const server = createHttpServer({ routes, maxBodyBytes: 1 << 20, logger, clock: liveClock });
+ * const server = createHttpServer({ dispatch: createSimDispatch({ routes, maxBodyBytes: 1 << 20, logger }), logger, clock: liveClock });
  * const { url } = await server.listen(0); // http://127.0.0.1:43121
  * await server.close();
  */
 export function createHttpServer(params: CreateHttpServerParameters): HttpServer {
   const { logger, clock } = params;
-  const matcher = createRouteMatcher(params.routes);
+  const { dispatch } = params;
   const sockets = new Set<Socket>();
-
-  function send(response: ServerResponse, answer: SimResponse, extraHeaders: Readonly<Record<string, string>> = {}, text?: string): void {
-    const payload = Buffer.from(text ?? JSON.stringify(answer.body) ?? 'null', 'utf8');
-    response.writeHead(answer.status, {
-      ...answer.headers,
-      ...extraHeaders,
-      'Content-Type': JSON_CONTENT_TYPE,
-      'Content-Length': String(payload.length),
-    });
-    response.end(payload);
-  }
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const started = clock.now();
     const method = request.method ?? 'GET';
-    const { path, query } = splitTarget(request.url ?? '');
-    const match = matcher.match(method, path);
-    let status: number;
-    if (match.kind === 'not-found') {
-      status = 404;
-      send(response, { status, body: { code: -1, msg: 'Not found.' } });
-    } else if (match.kind === 'method-not-allowed') {
-      status = 405;
-      send(response, { status, body: { code: -1, msg: 'Method not allowed.' } }, { Allow: match.allow.join(', ') });
-    } else {
-      const { route } = match;
-      const failureBody = route.failureBody ?? defaultFailureBody;
-      const body = await readBody(request, route.maxBodyBytes ?? params.maxBodyBytes);
-      if (!body.ok) {
-        status = FAILURE_STATUS['payload-too-large'];
-        const limit = route.maxBodyBytes ?? params.maxBodyBytes;
-        // The rest of an oversized upload is not read: close the connection after the answer.
-        send(response, { status, body: failureBody('payload-too-large', `Request body exceeds ${limit} bytes.`) }, { Connection: 'close' });
-      } else {
-        const simRequest: SimRequest = {
-          method,
-          path,
-          params: match.params,
-          query,
-          headers: request.headers,
-          body: body.text,
-          ip: clientIp(request.socket),
-        };
-        let answer: SimResponse;
-        let text: string | undefined;
-        try {
-          answer = await route.handler(simRequest);
-          // Serialise inside the try: a body that is not JSON (a bigint) is a handler bug, answered as one.
-          text = JSON.stringify(answer.body) ?? 'null';
-        } catch (error) {
-          logger.error({ err: error, method, path, route: route.pattern }, 'sim route handler failed');
-          answer = { status: FAILURE_STATUS['internal-error'], body: failureBody('internal-error', 'Internal server error.') };
-          text = undefined;
-        }
-        status = answer.status;
-        if (!response.destroyed) send(response, answer, {}, text);
-      }
+    const answer = await dispatch({ method, target: request.url ?? '', headers: request.headers, readBody: (limit) => readBody(request, limit), ip: clientIp(request.socket) });
+    if (!response.destroyed) {
+      const payload = Buffer.from(answer.text, 'utf8');
+      response.writeHead(answer.status, { ...answer.headers, ...(answer.closeConnection ? { connection: 'close' } : {}), 'content-length': String(payload.length) });
+      response.end(payload);
     }
-    logger.debug({ method, path, status, ms: clock.now() - started }, 'sim http');
+    logger.debug({ method, target: (request.url ?? '').split('?')[0], status: answer.status, ms: clock.now() - started }, 'sim http');
   }
 
   const server = createServer((request, response) => {
@@ -189,7 +117,7 @@ export function createHttpServer(params: CreateHttpServerParameters): HttpServer
       // Only framing can fail here (e.g. writing to a socket that closed); keep serving.
       logger.warn({ err: error, method: request.method }, 'sim http request failed');
       if (!response.headersSent && !response.destroyed) {
-        response.writeHead(500, { 'Content-Type': JSON_CONTENT_TYPE });
+        response.writeHead(500, { 'content-type': JSON_CONTENT_TYPE });
         response.end(JSON.stringify(defaultFailureBody('internal-error', 'Internal server error.')));
       } else {
         response.destroy();

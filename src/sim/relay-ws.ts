@@ -1,136 +1,50 @@
 /**
- * The relay WebSocket of the simulated venue (`/relay/ws`; docs/protocol.md "Relay WebSocket", ours
- * unless the spec says so), on the `ws` package in noServer mode:
- *
- * - Upgrade: `Authorization: Bearer <JWT>` only. A request target with any query at all is refused
- *   with HTTP 400 before the header is looked at, so a token in the URL is never accepted; a missing,
- *   bad or expired JWT gets HTTP 401. Both with a relay error body `{code, message, retryable}`.
- *   The JWT authenticates the upgrade; a connection is not closed when it later expires.
- * - One connection per wallet: a new one closes the old with 4001 `REPLACED`.
- * - Frames of a connection are handled one at a time, in arrival order (responses come in request
- *   order). Each frame: `parseRelayWsMessage`. A frame without a usable `id` gets `{type: "error", code,
- *   message}`; every frame with a usable `id` gets exactly one `{type: "response", id, …}`. An `id`
- *   already used on the connection is answered REJECTED `INVALID_REQUEST` ("id already used") and
- *   not submitted. Intent nonces (batch and packed-replacement headers, cancel-trigger) must increase
- *   within the connection: a nonce not above the last accepted one is REJECTED
- *   `NONCE_NOT_INCREASING` without reaching the venue; only an accepted request moves it.
- * - Each BROADCAST transaction is tracked until its outcome arrives on `venue.outcomes$`, then
- *   `{type: "outcome", id, txHash, status, blockNumber, reason}` is sent once. With 64 outcomes
- *   pending and one more transaction to track, that request's response is sent and the socket is
- *   closed with 4008 `PENDING_OUTCOME_LIMIT` (the transaction is broadcast, not tracked). Outcomes of
- *   a closed connection are never sent anywhere: the client reconciles by receipt.
- * - Faults (config `faults`, changeable at runtime): every `dropWebSocketsEveryMs` every socket is
- *   dropped without a close frame (the client sees 1006, as on a network failure); outcomes wait
- *   `outcomeDelayMs` (still pending meanwhile); a seeded `withholdOutcomesRate` fraction of outcomes
- *   is never sent (and no longer counts as pending); a seeded `unknownResponseRate` fraction of
- *   broadcasts is answered UNKNOWN `BROADCAST_RESULT_UNKNOWN` with `candidateTxHash` and not tracked.
+ * The relay WebSocket of the simulated venue on the network (`/relay/ws`), on the `ws` package in
+ * noServer mode. Only framing lives here: the upgrade is checked by the hub (relay-ws-hub.ts, which
+ * holds every rule of the relay WebSocket and is shared with the in-process connection), a refusal
+ * is written as an HTTP answer with a relay error body `{code, message, retryable}`, and an accepted
+ * socket's frames and close are handed to the hub. A socket with too many frames waiting stops being
+ * read (backpressure).
  */
 import type { IncomingMessage } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { distinctUntilChanged, EMPTY, interval, map, switchMap, type Observable, type Subscription } from 'rxjs';
+import type { Subscription } from 'rxjs';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
-import type { RandomSource } from '../core/random.ts';
-import {
-  RELAY_PENDING_OUTCOME_LIMIT,
-  RelayErrorCode,
-  RelayMethod,
-  WS_CLOSE_PENDING_OUTCOME_LIMIT,
-  WS_CLOSE_REPLACED,
-  type RelayErrorCodeName,
-} from '../protocol/constants.ts';
-import type { Address, Hex } from '../protocol/encoding.ts';
-import { parseRelayWsMessage, type RelayWsRequest } from '../protocol/relay-request.ts';
-import type { SimVenue, TxOutcome } from '../venue/sim-venue.ts';
-import { RELAY_WS_PATH } from '../config/network-config.ts';
-import type { RelayAuth } from './relay-auth-routes.ts';
-import { rejected, submitAnswer, type ImmediateAnswer } from './relay-rest-route.ts';
-import type { SimFaults } from './sim-routes.ts';
-
-/** Close reasons sent with the relay's own close codes (ours). */
-export const WS_CLOSE_REASON = {
-  replaced: 'REPLACED',
-  pendingOutcomeLimit: 'PENDING_OUTCOME_LIMIT',
-  serverStopping: 'SERVER_STOPPING',
-} as const;
-
-/** Ids remembered per connection for duplicate detection; the oldest are forgotten beyond it (ours: bounds memory). */
-export const MAX_REMEMBERED_IDS = 65_536;
-
-/** Frames waiting for their turn on one connection before the socket stops being read (ours). */
-const MAX_QUEUED_FRAMES = 256;
+import type { Address } from '../protocol/encoding.ts';
+import { WS_CLOSE_REASON, type RelayPeer, type RelayUpgradeCheck, type RelayWsHub } from './relay-ws-hub.ts';
 
 /** How long `close()` waits for clients to answer the close frame before dropping them. */
 const CLOSE_GRACE_MS = 1000;
 
-export type RelayWsFaults = Pick<SimFaults, 'dropWebSocketsEveryMs' | 'outcomeDelayMs' | 'withholdOutcomesRate' | 'unknownResponseRate'>;
-
 export interface RelayWsContext {
-  readonly venue: SimVenue;
-  readonly auth: Pick<RelayAuth, 'authenticate'>;
+  readonly hub: RelayWsHub;
   readonly clock: Clock;
-  /** Seeded: which outcomes are withheld and which broadcasts are answered UNKNOWN. */
-  readonly random: RandomSource;
   readonly logger: Logger;
-  /** The current fault settings, replayed on subscription (a BehaviorSubject). */
-  readonly faults$: Observable<RelayWsFaults>;
 }
 
 export interface RelayWsParameters {
   /** Larger frames close the socket with 1009. */
   readonly maxPayloadBytes: number;
-  /** Default RELAY_PENDING_OUTCOME_LIMIT (64). */
-  readonly pendingOutcomeLimit?: number;
 }
 
 export interface RelayWs {
   /** The HTTP server's `upgrade` handler: `/relay/ws` only, anything else 404. */
   upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void;
-  /** Open connections. */
-  connectionCount(): number;
-  /** Outcomes tracked and not yet sent, over every connection. */
-  pendingOutcomeCount(): number;
   /** Closes every connection with 1001 and stops. Idempotent. */
   close(): Promise<void>;
 }
 
-interface Connection {
-  readonly ws: WebSocket;
-  readonly wallet: Address;
-  readonly ids: Set<string>;
-  /** txHash -> request id, until the outcome is sent or withheld. */
-  readonly pending: Map<Hex, string>;
-  readonly timers: Set<Subscription>;
-  lastNonce: bigint | undefined;
-  open: boolean;
-  /** Frames are handled one at a time, in arrival order: the tail of that chain and its length. */
-  queue: Promise<void>;
-  queued: number;
-}
-
-function refuse(socket: Duplex, status: number, code: RelayErrorCodeName, message: string): void {
-  const body = JSON.stringify({ code, message, retryable: RelayErrorCode[code].retryable });
+function refuse(socket: Duplex, refusal: Extract<RelayUpgradeCheck, { ok: false }>): void {
+  const body = JSON.stringify(refusal.body);
   socket.on('error', () => undefined);
   socket.once('finish', () => socket.destroy());
   socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nConnection: close\r\nContent-Type: application/json\r\n` +
+    `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status] ?? ''}\r\nConnection: close\r\nContent-Type: application/json\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   );
-}
-
-/** The wallet-intent nonce of a request, if its method has one (the signer grant has its own nonce space). */
-function intentNonce(request: RelayWsRequest): bigint | undefined {
-  switch (request.method) {
-    case RelayMethod.executeBatch:
-    case RelayMethod.executeReplaceBySlotPacked:
-      return request.payload.header.nonce;
-    case RelayMethod.cancelTrigger:
-      return request.payload.nonce;
-    default:
-      return undefined;
-  }
 }
 
 function frameText(data: RawData): string {
@@ -138,217 +52,49 @@ function frameText(data: RawData): string {
   return Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.from(data).toString('utf8');
 }
 
+function peerOf(ws: WebSocket): RelayPeer {
+  return {
+    send: (text) => {
+      if (ws.readyState === WebSocket.OPEN) ws.send(text);
+    },
+    close: (code, reason) => ws.close(code, reason),
+    terminate: () => ws.terminate(),
+    pause: () => ws.pause(),
+    resume: () => {
+      if (ws.isPaused) ws.resume();
+    },
+  };
+}
+
 /**
- * The relay WebSocket over `venue`.
+ * The relay WebSocket over a hub.
  *
  * @example
- * const relayWs = createRelayWs({ venue, auth, clock, random, logger, faults$ }, { maxPayloadBytes: 1 << 20 });
+ * const relayWs = createRelayWs({ hub, clock, logger }, { maxPayloadBytes: 1 << 20 });
  * createHttpServer({ routes, upgrade: relayWs.upgrade, … });
  */
 export function createRelayWs(context: RelayWsContext, parameters: RelayWsParameters): RelayWs {
-  const { venue, auth, clock, random, logger } = context;
-  const limit = parameters.pendingOutcomeLimit ?? RELAY_PENDING_OUTCOME_LIMIT;
+  const { hub, clock, logger } = context;
   const wss = new WebSocketServer({ noServer: true, maxPayload: parameters.maxPayloadBytes, perMessageDeflate: false, clientTracking: false });
-  const byWallet = new Map<Address, Connection>();
-  const connections = new Set<Connection>();
-  const tracked = new Map<Hex, Connection>();
-  let faults: RelayWsFaults = { dropWebSocketsEveryMs: 0, outcomeDelayMs: 0, withholdOutcomesRate: 0, unknownResponseRate: 0 };
+  const sockets = new Set<WebSocket>();
   let stopped = false;
 
-  const chance = (rate: number) => rate > 0 && random.next() < rate;
-
-  const send = (connection: Connection, message: unknown) => {
-    if (connection.open && connection.ws.readyState === WebSocket.OPEN) connection.ws.send(JSON.stringify(message));
-  };
-  const respond = (connection: Connection, id: string, answer: ImmediateAnswer) => {
-    send(connection, { type: 'response', id, ...answer.fields });
-  };
-
-  /** Stops all work for a connection; its pending outcomes are forgotten. Idempotent. */
-  const release = (connection: Connection) => {
-    if (!connection.open && !connections.has(connection)) return;
-    connection.open = false;
-    connections.delete(connection);
-    if (byWallet.get(connection.wallet) === connection) byWallet.delete(connection.wallet);
-    for (const txHash of connection.pending.keys()) tracked.delete(txHash);
-    connection.pending.clear();
-    for (const timer of connection.timers) timer.unsubscribe();
-    connection.timers.clear();
-  };
-
-  const closeConnection = (connection: Connection, code: number, reason: string) => {
-    release(connection);
-    connection.ws.close(code, reason);
-  };
-
-  const deliver = (connection: Connection, outcome: TxOutcome) => {
-    const id = connection.pending.get(outcome.txHash);
-    if (id === undefined || !connection.open) return;
-    connection.pending.delete(outcome.txHash);
-    send(connection, {
-      type: 'outcome',
-      id,
-      txHash: outcome.txHash,
-      status: outcome.status,
-      blockNumber: outcome.blockNumber === null ? null : outcome.blockNumber.toString(),
-      reason: outcome.reason,
-    });
-  };
-
-  const onOutcome = (outcome: TxOutcome) => {
-    const connection = tracked.get(outcome.txHash);
-    if (connection === undefined) return;
-    tracked.delete(outcome.txHash);
-    if (chance(faults.withholdOutcomesRate)) {
-      connection.pending.delete(outcome.txHash);
-      logger.debug({ wallet: connection.wallet, txHash: outcome.txHash }, 'relay ws outcome withheld (fault)');
-      return;
-    }
-    const delay = faults.outcomeDelayMs;
-    if (delay <= 0) {
-      deliver(connection, outcome);
-      return;
-    }
-    const timer: Subscription = clock.scheduler.schedule(() => {
-      connection.timers.delete(timer);
-      deliver(connection, outcome);
-    }, delay);
-    connection.timers.add(timer);
-  };
-
-  const handleFrame = async (connection: Connection, text: string): Promise<void> => {
-    if (!connection.open) return;
-    const parsed = parseRelayWsMessage(text, connection.wallet);
-    const id = parsed.ok ? parsed.value.id : parsed.error.id;
-    if (id === undefined) {
-      const error = parsed.ok ? undefined : parsed.error;
-      send(connection, { type: 'error', code: error?.code ?? 'INVALID_REQUEST', message: error?.message ?? 'unreadable frame' });
-      return;
-    }
-    if (connection.ids.has(id)) {
-      respond(connection, id, rejected('INVALID_REQUEST', 'id already used on this connection'));
-      return;
-    }
-    connection.ids.add(id);
-    if (connection.ids.size > MAX_REMEMBERED_IDS) connection.ids.delete(connection.ids.values().next().value!);
-    if (!parsed.ok) {
-      respond(connection, id, rejected(parsed.error.code, parsed.error.message));
-      return;
-    }
-    const { id: _id, authorization7702, ...call } = parsed.value;
-    const nonce = intentNonce(parsed.value);
-    if (nonce !== undefined && connection.lastNonce !== undefined && nonce <= connection.lastNonce) {
-      respond(connection, id, rejected('NONCE_NOT_INCREASING', `nonce ${nonce} is not above ${connection.lastNonce}, the last on this connection`));
-      return;
-    }
-    const result = await venue.submit(connection.wallet, call, authorization7702);
-    if (!connection.open) return;
-    if (nonce !== undefined && result.status !== 'REJECTED') connection.lastNonce = nonce;
-    logger.debug({ id, method: call.method, wallet: connection.wallet, status: result.status }, 'relay ws request');
-    if (result.status !== 'BROADCAST') {
-      respond(connection, id, submitAnswer(result));
-      return;
-    }
-    if (chance(faults.unknownResponseRate)) {
-      respond(connection, id, submitAnswer(result, true));
-      return;
-    }
-    if (connection.pending.size >= limit) {
-      respond(connection, id, submitAnswer(result));
-      logger.info({ wallet: connection.wallet, pending: connection.pending.size }, 'relay ws pending outcome limit: closing');
-      closeConnection(connection, WS_CLOSE_PENDING_OUTCOME_LIMIT, WS_CLOSE_REASON.pendingOutcomeLimit);
-      return;
-    }
-    connection.pending.set(result.txHash, id);
-    tracked.set(result.txHash, connection);
-    respond(connection, id, submitAnswer(result));
-  };
-
   const accept = (ws: WebSocket, wallet: Address) => {
-    const previous = byWallet.get(wallet);
-    if (previous !== undefined) {
-      logger.info({ wallet }, 'relay ws replaced by a new connection');
-      closeConnection(previous, WS_CLOSE_REPLACED, WS_CLOSE_REASON.replaced);
-    }
-    const connection: Connection = {
-      ws,
-      wallet,
-      ids: new Set(),
-      pending: new Map(),
-      timers: new Set(),
-      lastNonce: undefined,
-      open: true,
-      queue: Promise.resolve(),
-      queued: 0,
-    };
-    byWallet.set(wallet, connection);
-    connections.add(connection);
-    logger.info({ wallet }, 'relay ws connected');
-    ws.on('message', (data) => {
-      const text = frameText(data);
-      connection.queued += 1;
-      // Backpressure: stop reading the socket while too many frames wait.
-      if (connection.queued >= MAX_QUEUED_FRAMES) ws.pause();
-      connection.queue = connection.queue
-        .then(() => handleFrame(connection, text))
-        .catch((error: unknown) => {
-          // A bug, never bad input: answer nothing more on this socket and keep the server up.
-          logger.error({ err: error, wallet }, 'relay ws frame handling failed');
-          closeConnection(connection, 1011, 'INTERNAL_ERROR');
-        })
-        .finally(() => {
-          connection.queued -= 1;
-          if (connection.queued < MAX_QUEUED_FRAMES && ws.isPaused) ws.resume();
-        });
-    });
+    sockets.add(ws);
+    const connection = hub.accept(peerOf(ws), wallet);
+    ws.on('message', (data) => connection.frame(frameText(data)));
     ws.on('error', (error) => logger.debug({ err: error, wallet }, 'relay ws socket error'));
     ws.on('close', (code) => {
-      release(connection);
-      logger.info({ wallet, code }, 'relay ws closed');
+      sockets.delete(ws);
+      connection.closed(code);
     });
   };
-
-  const outcomesSubscription = venue.outcomes$.subscribe({
-    next: onOutcome,
-    error: (error: unknown) => logger.error({ err: error }, 'venue outcomes stream failed'),
-  });
-  const faultsSubscription = context.faults$.subscribe((next) => {
-    faults = next;
-  });
-  const dropSubscription = context.faults$
-    .pipe(
-      map((next) => next.dropWebSocketsEveryMs),
-      distinctUntilChanged(),
-      switchMap((every) => (every > 0 ? interval(every, clock.scheduler) : EMPTY)),
-    )
-    .subscribe(() => {
-      if (connections.size > 0) logger.info({ connections: connections.size }, 'relay ws: dropping every socket (fault)');
-      for (const connection of [...connections]) {
-        release(connection);
-        connection.ws.terminate();
-      }
-    });
 
   return {
     upgrade(request, socket, head) {
-      const target = request.url ?? '';
-      const mark = target.indexOf('?');
-      const path = mark < 0 ? target : target.slice(0, mark);
-      if (stopped) {
-        refuse(socket, 503, 'INTERNAL_ERROR', 'the relay is stopping');
-        return;
-      }
-      if (path !== RELAY_WS_PATH) {
-        refuse(socket, 404, 'INVALID_REQUEST', `no WebSocket at ${path.slice(0, 80)}; the relay WebSocket is ${RELAY_WS_PATH}`);
-        return;
-      }
-      if (mark >= 0) {
-        refuse(socket, 400, 'INVALID_REQUEST', 'the relay WebSocket takes no query parameters: send the JWT in the Authorization header, never in the URL');
-        return;
-      }
-      const who = auth.authenticate(request.headers.authorization);
-      if (!who.ok) {
-        refuse(socket, 401, 'AUTHENTICATION_FAILED', who.message);
+      const check = hub.checkUpgrade(request.url ?? '', request.headers.authorization);
+      if (!check.ok) {
+        refuse(socket, check);
         return;
       }
       wss.handleUpgrade(request, socket, head, (ws) => {
@@ -356,20 +102,14 @@ export function createRelayWs(context: RelayWsContext, parameters: RelayWsParame
           ws.close(1001, WS_CLOSE_REASON.serverStopping);
           return;
         }
-        accept(ws, who.wallet);
+        accept(ws, check.wallet);
       });
     },
-    connectionCount: () => connections.size,
-    pendingOutcomeCount: () => tracked.size,
     close() {
       if (stopped) return Promise.resolve();
       stopped = true;
-      outcomesSubscription.unsubscribe();
-      faultsSubscription.unsubscribe();
-      dropSubscription.unsubscribe();
-      const sockets = [...connections].map((connection) => connection.ws);
-      for (const connection of [...connections]) closeConnection(connection, 1001, WS_CLOSE_REASON.serverStopping);
-      const open = sockets.filter((ws) => ws.readyState !== WebSocket.CLOSED);
+      hub.stop();
+      const open = [...sockets].filter((ws) => ws.readyState !== WebSocket.CLOSED);
       return new Promise<void>((resolve) => {
         let remaining = open.length;
         let timer: Subscription | undefined;

@@ -4,6 +4,7 @@ import { liveClock } from '../../src/core/clock.ts';
 import { createLogger } from '../../src/core/logger.ts';
 import type { SimRoute } from '../../src/sim/http-types.ts';
 import { createHttpServer, type HttpServer } from '../../src/sim/http-server.ts';
+import { createSimDispatch } from '../../src/sim/route-dispatch.ts';
 
 /** A logger whose lines are kept, to check what reaches the log. */
 function capturingLogger() {
@@ -47,7 +48,7 @@ afterEach(async () => {
 
 async function start(maxBodyBytes = 1024) {
   const { logger, lines } = capturingLogger();
-  server = createHttpServer({ routes, maxBodyBytes, logger, clock: liveClock });
+  server = createHttpServer({ dispatch: createSimDispatch({ routes, maxBodyBytes, logger }), logger, clock: liveClock });
   const { url, port } = await server.listen(0);
   return { url, port, lines };
 }
@@ -169,8 +170,7 @@ describe('createHttpServer', () => {
     const { logger } = capturingLogger();
     const seen: string[] = [];
     server = createHttpServer({
-      routes,
-      maxBodyBytes: 1024,
+      dispatch: createSimDispatch({ routes, maxBodyBytes: 1024, logger }),
       logger,
       clock: liveClock,
       upgrade: (request, socket) => {
@@ -198,13 +198,13 @@ describe('createHttpServer', () => {
 
   it('closes a server that never listened', async () => {
     const { logger } = capturingLogger();
-    await createHttpServer({ routes, maxBodyBytes: 1024, logger, clock: liveClock }).close();
+    await createHttpServer({ dispatch: createSimDispatch({ routes, maxBodyBytes: 1024, logger }), logger, clock: liveClock }).close();
   });
 
   it('rejects listen on a port in use', async () => {
     const { port } = await start();
     const { logger } = capturingLogger();
-    const other = createHttpServer({ routes, maxBodyBytes: 1024, logger, clock: liveClock });
+    const other = createHttpServer({ dispatch: createSimDispatch({ routes, maxBodyBytes: 1024, logger }), logger, clock: liveClock });
     await expect(other.listen(port)).rejects.toMatchObject({
       code: 'SIM_LISTEN_FAILED',
       message: expect.stringContaining('the port is in use'),

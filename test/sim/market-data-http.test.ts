@@ -9,6 +9,7 @@ import { depthSchema, exchangeInfoSchema, klinesSchema, ticker24hrSchema, trades
 import { tokenEnvelopeSchema } from '../../src/protocol/tokens.ts';
 import { activeOrdersResponseSchema, orderEventsResponseSchema } from '../../src/protocol/user-data.ts';
 import { createHttpServer, type HttpServer } from '../../src/sim/http-server.ts';
+import { createSimDispatch } from '../../src/sim/route-dispatch.ts';
 import { marketAndUserRoutes } from '../../src/sim/market-and-user-routes.ts';
 import { createVenueFixture, TAKER, type VenueFixture } from './venue-fixture.ts';
 
@@ -25,7 +26,7 @@ beforeAll(async () => {
     clock,
     random: seededRandom(1),
   });
-  server = createHttpServer({ routes, maxBodyBytes: config.http.maxBodyBytes, logger: createLogger({ level: 'silent' }), clock });
+  server = createHttpServer({ dispatch: createSimDispatch({ routes, maxBodyBytes: config.http.maxBodyBytes, logger: createLogger({ level: 'silent' }) }), logger: createLogger({ level: 'silent' }), clock });
   base = (await server.listen(0)).url;
 });
 

@@ -15,6 +15,7 @@ import { tokenEnvelopeSchema } from '../../src/protocol/tokens.ts';
 import { activeOrdersResponseSchema, orderEventsResponseSchema } from '../../src/protocol/user-data.ts';
 import type { SimRoute } from '../../src/sim/http-types.ts';
 import { createHttpServer, type HttpServer } from '../../src/sim/http-server.ts';
+import { createSimDispatch } from '../../src/sim/route-dispatch.ts';
 import { JwtSecret } from '../../src/sim/jwt.ts';
 import { marketAndUserRoutes } from '../../src/sim/market-and-user-routes.ts';
 import { call } from './sim-request.ts';
@@ -162,7 +163,7 @@ describe('market data over HTTP under random query strings', () => {
   let server: HttpServer;
   let base: string;
   beforeAll(async () => {
-    server = createHttpServer({ routes, maxBodyBytes: 4096, logger: createLogger({ level: 'silent' }), clock: fixture.clock });
+    server = createHttpServer({ dispatch: createSimDispatch({ routes, maxBodyBytes: 4096, logger: createLogger({ level: 'silent' }) }), logger: createLogger({ level: 'silent' }), clock: fixture.clock });
     base = (await server.listen(0)).url;
   });
   afterAll(() => server.close());

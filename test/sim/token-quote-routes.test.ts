@@ -3,6 +3,7 @@ import { createLogger } from '../../src/core/logger.ts';
 import { generateTokenResponseSchema, quoteResponseSchema } from '../../src/protocol/quote.ts';
 import { tokenEnvelopeSchema } from '../../src/protocol/tokens.ts';
 import { createHttpServer } from '../../src/sim/http-server.ts';
+import { createSimDispatch } from '../../src/sim/route-dispatch.ts';
 import { JwtSecret, signJwt, verifyJwt } from '../../src/sim/jwt.ts';
 import { quoteTokenClaimsSchema, tokenQuoteRoutes } from '../../src/sim/token-quote-routes.ts';
 import { call } from './sim-request.ts';
@@ -162,7 +163,7 @@ describe('quote', () => {
     const lines: string[] = [];
     const logger = createLogger({ level: 'trace', destination: { write: (line: string) => void lines.push(line) } });
     const throwing = { method: 'POST' as const, pattern: '/api/boom', handler: () => Promise.reject(new Error(`secret ${String(secret)}`)) };
-    const server = createHttpServer({ routes: [...routes(), throwing], maxBodyBytes: 4096, logger, clock: fixture.clock });
+    const server = createHttpServer({ dispatch: createSimDispatch({ routes: [...routes(), throwing], maxBodyBytes: 4096, logger }), logger, clock: fixture.clock });
     const { url } = await server.listen(0);
     try {
       const issued = await fetch(`${url}/api/generate-token`, { method: 'POST', body: JSON.stringify({ user_address: USER }) });

@@ -30,7 +30,8 @@ import type { ClientContext } from '../../clients/send-request.ts';
 import { createRelaySession } from '../../execution/relay-session.ts';
 import { createRestRelayTransport } from '../../execution/relay-transport.ts';
 import type { WalletSigner } from '../../execution/signer-source.ts';
-import { createSimServer, cryptoRandom, type SimServer } from '../../sim/sim-server.ts';
+import { createSimServer, type SimServer } from '../../sim/sim-server.ts';
+import { cryptoRandom } from '../../sim/sim-service.ts';
 import {
   describeAnswer,
   fundingAmounts,

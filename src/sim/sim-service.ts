@@ -1,0 +1,137 @@
+/**
+ * The simulated venue as a service, without a network: the venue model and its background order
+ * flow, every HTTP route behind one dispatcher (market data, user data, tokens and quotes, relay auth
+ * and REST, JSON-RPC, `/sim`), the relay WebSocket's hub, and the fault settings they all read. Two
+ * faces put it on a wire: `createSimServer` (node:http and `ws` on loopback, `clobbot sim`) and the
+ * in-process connection (src/runtime, virtual time); both answer through this one service, so the
+ * rules cannot drift apart.
+ *
+ * Fault settings start from `config.faults` and can be changed at runtime (`POST /sim/faults`, or
+ * `faults.set`); every component reads the current settings.
+ */
+import { randomFillSync } from 'node:crypto';
+import { BehaviorSubject } from 'rxjs';
+import type { Clock } from '../core/clock.ts';
+import type { Logger } from '../core/logger.ts';
+import type { RandomSource } from '../core/random.ts';
+import type { SimConfig } from '../config/sim-config.ts';
+import { createSimVenue } from '../venue/create-sim-venue.ts';
+import type { SimVenueModel } from '../venue/sim-venue.ts';
+import { jsonRpcRoute } from './json-rpc-route.ts';
+import { JwtSecret } from './jwt.ts';
+import { marketAndUserRoutes } from './market-and-user-routes.ts';
+import { createRelayAuth } from './relay-auth-routes.ts';
+import { relayRestRoute } from './relay-rest-route.ts';
+import { createRelayWsHub, type RelayWsHub } from './relay-ws-hub.ts';
+import { createSimDispatch, type SimDispatch } from './route-dispatch.ts';
+import { simRoutes, type FaultSettings, type SimFaults } from './sim-routes.ts';
+
+export interface CreateSimServiceParameters {
+  readonly config: SimConfig;
+  readonly clock: Clock;
+  /** Seeded randomness of the simulation's faults. */
+  readonly random: RandomSource;
+  /**
+   * Where challenge ids and JWT keys come from. Default: the operating system's CSPRNG, so two
+   * venues with the same seed never accept each other's tokens. A virtual run passes a seeded source.
+   */
+  readonly secrets?: RandomSource;
+  readonly logger: Logger;
+  /** Seed mixed into every market's background flow seed (`clobbot sim --seed`); absent: the configured seeds. */
+  readonly seed?: number;
+  /** Runs the configured background order flow. Default true. */
+  readonly backgroundFlow?: boolean;
+}
+
+export interface SimService {
+  /** The venue model (tests step or stop its blocks). */
+  readonly venue: SimVenueModel;
+  /** The current fault settings (the same as `GET /sim/faults`). */
+  readonly faults: FaultSettings;
+  /** Every HTTP route of every host. */
+  readonly dispatch: SimDispatch;
+  /** The relay WebSocket's rules. */
+  readonly relayWs: RelayWsHub;
+  /** Starts the venue's blocks and background flow. Idempotent. */
+  start(): void;
+  /** Closes the relay connections (1001), stops the flow and the blocks. Idempotent. */
+  stop(): void;
+}
+
+/** The operating system's CSPRNG as a RandomSource (secrets; the simulation when unseeded). */
+export function cryptoRandom(): RandomSource {
+  const word = new Uint32Array(1);
+  return {
+    next: () => randomFillSync(word)[0]! / 4294967296,
+    fill: (bytes) => randomFillSync(bytes),
+  };
+}
+
+function jwtSecret(random: RandomSource): JwtSecret {
+  return JwtSecret.fromBytes(random.fill(new Uint8Array(32)));
+}
+
+/**
+ * @example
+ * const service = createSimService({ config, clock: new VirtualClock(Date.UTC(2025, 0, 1)), random: seededRandom(1), logger });
+ * service.start();
+ * const answer = await service.dispatch({ method: 'GET', target: '/api/v3/exchangeInfo', headers: {}, readBody: async () => ({ ok: true, text: '' }), ip: '127.0.0.1' });
+ */
+export function createSimService(parameters: CreateSimServiceParameters): SimService {
+  const { config, clock, random, logger } = parameters;
+  const secrets = parameters.secrets ?? cryptoRandom();
+  const venue = createSimVenue({
+    config,
+    clock,
+    backgroundFlow: parameters.backgroundFlow ?? true,
+    ...(parameters.seed === undefined ? {} : { seed: parameters.seed }),
+  });
+
+  // One mutable object read by the market-data routes on every request, and a subject for the relay WebSocket.
+  const current: { -readonly [K in keyof SimFaults]: SimFaults[K] } = { ...config.faults };
+  const faults$ = new BehaviorSubject<SimFaults>({ ...current });
+  const faults: FaultSettings = {
+    get: () => ({ ...current }),
+    set(next) {
+      Object.assign(current, next);
+      logger.info({ faults: current }, 'sim faults changed');
+      faults$.next({ ...current });
+    },
+  };
+
+  const auth = createRelayAuth(
+    { clock, random: secrets, logger: logger.child({ component: 'relay-auth' }) },
+    { chainId: config.chainId, jwtLifetimeSec: config.auth.jwtLifetimeSec, secret: jwtSecret(secrets) },
+  );
+  const relayWs = createRelayWsHub({ venue, auth, clock, random, logger: logger.child({ component: 'relay-ws' }), faults$ });
+  const routes = [
+    ...marketAndUserRoutes(venue, { config, clock, random, secret: jwtSecret(secrets), faults: current }),
+    ...auth.routes,
+    relayRestRoute({
+      venue,
+      auth,
+      random,
+      logger: logger.child({ component: 'relay' }),
+      unknownResponseRate: () => current.unknownResponseRate,
+    }),
+    jsonRpcRoute({ venue, chainId: config.chainId }),
+    ...simRoutes({ venue, faults }),
+  ];
+  const dispatch = createSimDispatch({ routes, maxBodyBytes: config.http.maxBodyBytes, logger: logger.child({ component: 'http' }) });
+
+  let stopped = false;
+  return {
+    venue,
+    faults,
+    dispatch,
+    relayWs,
+    start: () => venue.start(),
+    stop() {
+      if (stopped) return;
+      stopped = true;
+      relayWs.stop();
+      venue.stop();
+      faults$.complete();
+    },
+  };
+}
