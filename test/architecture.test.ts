@@ -7,7 +7,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-const LAYERS = ['core', 'protocol', 'config', 'venue', 'clients', 'market', 'strategy', 'execution', 'sim', 'backtest', 'testing', 'cli'];
+const LAYERS = ['core', 'protocol', 'config', 'venue', 'clients', 'market', 'strategy', 'execution', 'sim', 'runtime', 'backtest', 'testing', 'cli'];
 const src = new URL('../src', import.meta.url).pathname;
 
 function files(dir: string): string[] {

@@ -132,8 +132,28 @@ export const DEFAULT_WS_RESPONSE_TIMEOUT_MS = 10_000;
 /** Default wait for the upgrade to complete. */
 export const DEFAULT_WS_CONNECT_TIMEOUT_MS = 10_000;
 
+/**
+ * What the client uses of a WebSocket. The `ws` package's WebSocket is one; the in-process
+ * connection (src/runtime) makes another, so the same client runs against a venue in the same process.
+ */
+export interface RelayClientSocket {
+  /** `WebSocket.CONNECTING`, `OPEN`, `CLOSING` or `CLOSED`. */
+  readonly readyState: number;
+  on(event: 'open', listener: () => void): unknown;
+  on(event: 'message', listener: (data: RawData | string) => void): unknown;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  on(event: 'close', listener: (code: number, reason: Buffer) => void): unknown;
+  /** The upgrade was answered with an HTTP status other than 101. */
+  on(event: 'unexpected-response', listener: (request: unknown, response: { readonly statusCode?: number | undefined; resume(): unknown }) => void): unknown;
+  once(event: 'close', listener: () => void): unknown;
+  send(data: string, callback: (error?: Error) => void): void;
+  close(code: number, reason: string): void;
+  /** Drops the connection without a close frame. */
+  terminate(): void;
+}
+
 /** Makes the socket; the default is the `ws` package. Tests pass one that records what it was given. */
-export type WebSocketFactory = (url: string, options: ClientOptions) => WebSocket;
+export type WebSocketFactory = (url: string, options: ClientOptions) => RelayClientSocket;
 
 export interface RelayWsClientContext {
   readonly clock: Clock;
@@ -187,7 +207,7 @@ interface InFlight {
 
 /** One open (or opening) socket and what belongs to it. */
 interface Connection {
-  readonly ws: WebSocket;
+  readonly ws: RelayClientSocket;
   id: number | null;
   opened: boolean;
   httpStatus: number | undefined;
@@ -204,7 +224,8 @@ const MAX_TIMED_OUT_IDS = 65_536;
 /** How long stop() waits for the close handshake before cutting the socket. */
 const CLOSE_GRACE_MS = 1_000;
 
-function frameText(data: RawData): string {
+function frameText(data: RawData | string): string {
+  if (typeof data === 'string') return data;
   if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
   return Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.from(data).toString('utf8');
 }

@@ -98,10 +98,10 @@ export const ENV_NAME_MESSAGE = 'expected the name of an environment variable (l
 /** zod: the name of an environment variable. */
 export const envVarName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, ENV_NAME_MESSAGE);
 
-const DURATION_UNITS_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
+const DURATION_UNITS_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
 /**
- * zod: a duration as seconds (a number) or a string with a unit (`500ms`, `90s`, `5m`, `1h`),
+ * zod: a duration as seconds (a number) or a string with a unit (`500ms`, `90s`, `5m`, `1h`, `1d`),
  * parsed to milliseconds.
  *
  * @example durationMs.parse('5m') // 300000
@@ -110,11 +110,11 @@ export const durationMs = z.unknown().transform((value, ctx): number => {
   let ms: number | undefined;
   if (typeof value === 'number' && Number.isFinite(value)) ms = value * 1000;
   else if (typeof value === 'string') {
-    const match = /^([0-9]+(?:\.[0-9]+)?)\s*(ms|s|m|h)$/.exec(value.trim());
+    const match = /^([0-9]+(?:\.[0-9]+)?)\s*(ms|s|m|h|d)$/.exec(value.trim());
     if (match) ms = Number(match[1]) * DURATION_UNITS_MS[match[2] as keyof typeof DURATION_UNITS_MS];
   }
   if (ms === undefined || !(ms > 0) || !Number.isFinite(ms)) {
-    ctx.addIssue({ code: 'custom', message: expectation('a positive duration: seconds, or a number with ms, s, m or h (e.g. 90s, 5m)', value) });
+    ctx.addIssue({ code: 'custom', message: expectation('a positive duration: seconds, or a number with ms, s, m, h or d (e.g. 90s, 5m, 2h, 1d)', value) });
     return z.NEVER;
   }
   return Math.round(ms);

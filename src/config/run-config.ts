@@ -11,6 +11,7 @@ import { UINT256_MAX, UINT32_MAX, UINT40_MAX, UINT96_MAX } from '../core/units.t
 import { MAKER_SLOTS, RELAY_PENDING_OUTCOME_LIMIT } from '../protocol/constants.ts';
 import type { ConfigPath } from './config-issue.ts';
 import { configErrorMap, describeKind } from './config-error-map.ts';
+import { virtualSchema } from './virtual-config.ts';
 import { configAddress, decimalAmount, durationMs, ENV_NAME_MESSAGE, envVarName, integerUnits, intInRange, marketSymbol, tokenSymbol } from './fields.ts';
 import {
   DEFAULT_NETWORK,
@@ -251,6 +252,8 @@ const runConfigShape = z.strictObject({
   metrics: z.strictObject({ port: intInRange(1, 65_535) }).optional(),
   /** How long to run: seconds or `90s`, `5m`, `1h`; parsed to milliseconds. Default: until SIGINT. */
   duration: durationMs.optional(),
+  /** sim only: the virtual clock's start and the in-process connection's latencies (`clobbot run --virtual`). */
+  virtual: virtualSchema.prefault({}),
 });
 
 /** The fields of a run file, before the rules that span them are checked. */

@@ -91,6 +91,7 @@ export const errorCodes = {
   METRICS_LISTEN_FAILED: 'The metrics endpoint cannot listen on its port (e.g. the port is in use).',
   // clock
   CLOCK_BACKWARDS: 'A virtual clock was asked to move back in time.',
+  VIRTUAL_CLOCK_STALLED: 'A run on virtual time is waiting for something, but nothing is scheduled on its clock: it can never finish.',
 } as const;
 
 export type ErrorCode = keyof typeof errorCodes;

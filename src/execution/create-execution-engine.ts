@@ -213,6 +213,8 @@ class Engine implements ExecutionEngine {
   readonly #reconciling = new Set<EngineRequest>();
   /** Tickets ready to go again (retries), before the queue. */
   readonly #front: Ticket[] = [];
+  /** No nonce can be handed out before this clock time (NONCE_SKEW_EXCEEDED). */
+  #nonceReadyAt = Number.NEGATIVE_INFINITY;
   /** Tickets waiting for order ids. */
   readonly #parked: Ticket[] = [];
   /** Tickets waiting for a retry delay. */
@@ -615,6 +617,10 @@ class Engine implements ExecutionEngine {
       return true;
     }
     if (this.#tracker.available() <= 0) return false;
+    if (now < this.#nonceReadyAt) {
+      this.#wakeAtTime(this.#nonceReadyAt);
+      return false;
+    }
     const ticket = this.#nextTicket(now);
     if (ticket === undefined) return false;
     await this.#process(ticket);
@@ -702,9 +708,11 @@ class Engine implements ExecutionEngine {
       nonce = nonces.next();
     } catch (error) {
       if (!isBaseError(error, 'NONCE_SKEW_EXCEEDED')) throw error;
-      this.#log.warn({ err: error }, 'nonce too far ahead of the clock: waiting');
+      // Nothing is signed until the clock catches up with the nonce floor (a clock set back since the journal was written).
+      this.#nonceReadyAt = nonces.readyAt();
+      this.#log.warn({ err: error, readyAt: this.#nonceReadyAt }, 'nonce too far ahead of the clock: waiting');
       this.#front.unshift(ticket);
-      this.#wakeAtTime(now + 100);
+      this.#wakeAtTime(this.#nonceReadyAt);
       return;
     }
     const requestId = this.#context.ids.next();

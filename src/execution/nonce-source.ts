@@ -36,6 +36,8 @@ export interface NonceSource {
   last(): bigint;
   /** Raises the floor (e.g. the venue reported a higher nonce); a lower value changes nothing. */
   raiseFloor(nonce: bigint): void;
+  /** The clock time (ms) from which `next()` hands out a nonce again. */
+  readyAt(): number;
 }
 
 /**
@@ -69,5 +71,6 @@ export function createNonceSource(context: { readonly clock: Pick<Clock, 'now'> 
     raiseFloor(nonce) {
       if (nonce > last) last = nonce;
     },
+    readyAt: () => Number(last + 1n - skew),
   };
 }

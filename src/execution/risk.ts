@@ -29,6 +29,7 @@ import { toUnits } from '../core/units.ts';
 import type { RiskConfig } from '../config/run-config.ts';
 import type { OrderSide, TimeInForce } from '../protocol/constants.ts';
 import type { Address } from '../protocol/encoding.ts';
+import { intentMarket } from '../strategy/intent-problems.ts';
 import { isRiskReducing, type Intent } from '../strategy/intents.ts';
 import { amountScale, quoteRaw, type AmountScale, type MarketSpec } from '../venue/market-spec.ts';
 import type { KillSwitchTrip } from './kill-switch.ts';
@@ -120,10 +121,6 @@ function cancelledSlots(intent: Intent): ReadonlySet<number> {
     default:
       return new Set();
   }
-}
-
-function intentMarket(intent: Intent): Address | undefined {
-  return 'market' in intent ? intent.market : undefined;
 }
 
 interface Exposure {

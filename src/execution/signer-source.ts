@@ -11,8 +11,10 @@
 import { readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
+import { bytesToHex, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type LocalAccount } from 'viem/accounts';
 import { BaseError } from '../core/base-error.ts';
+import type { RandomSource } from '../core/random.ts';
 import type { Env } from '../config/env-interpolation.ts';
 import type { WalletSource } from '../config/run-config.ts';
 import type { Address } from '../protocol/encoding.ts';
@@ -54,6 +56,17 @@ export interface LoadSignerParameters {
   /** Skip the permission check (platforms without POSIX modes). Default: only on Windows. */
   readonly skipModeCheck?: boolean;
   readonly fs?: SignerFs;
+  /** Where an ephemeral key's bytes come from: a virtual run passes a seeded source so its wallet is the same every time. Default the CSPRNG. */
+  readonly random?: RandomSource;
+}
+
+/** A private key drawn from `random`: 32 bytes, redrawn until in 1..n-1. */
+function drawnPrivateKey(random: RandomSource): Hex {
+  for (;;) {
+    const hex = bytesToHex(random.fill(new Uint8Array(32)));
+    const value = BigInt(hex);
+    if (value > 0n && value < SECP256K1_N) return hex;
+  }
 }
 
 /** `~/x` -> the home directory; relative paths against `cwd`. */
@@ -161,7 +174,11 @@ export async function loadSigner(params: LoadSignerParameters): Promise<WalletSi
           details: { network: params.network },
         });
       }
-      return signer(privateKeyToAccount(generatePrivateKey()), 'ephemeral key (sim only, made for this run)', 'ephemeral');
+      return signer(
+        privateKeyToAccount(params.random === undefined ? generatePrivateKey() : drawnPrivateKey(params.random)),
+        'ephemeral key (sim only, made for this run)',
+        'ephemeral',
+      );
     case 'account':
       return signer(source.account, `account passed in (${source.account.source})`, 'account');
   }

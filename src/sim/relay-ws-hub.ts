@@ -92,8 +92,8 @@ export interface RelayPeer {
 
 /** What the socket tells the hub. */
 export interface RelayHubConnection {
-  /** A text frame arrived. */
-  frame(text: string): void;
+  /** A text frame arrived; resolves once it was handled (its answer sent, if it has one). */
+  frame(text: string): Promise<void>;
   /** The socket closed (whoever closed it). */
   closed(code: number): void;
 }
@@ -336,6 +336,7 @@ export function createRelayWsHub(context: RelayWsHubContext, parameters: RelayWs
               connection.queued -= 1;
               if (connection.queued < MAX_QUEUED_FRAMES) peer.resume?.();
             });
+          return connection.queue;
         },
         closed(code) {
           release(connection);

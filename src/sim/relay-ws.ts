@@ -82,7 +82,7 @@ export function createRelayWs(context: RelayWsContext, parameters: RelayWsParame
   const accept = (ws: WebSocket, wallet: Address) => {
     sockets.add(ws);
     const connection = hub.accept(peerOf(ws), wallet);
-    ws.on('message', (data) => connection.frame(frameText(data)));
+    ws.on('message', (data) => void connection.frame(frameText(data)));
     ws.on('error', (error) => logger.debug({ err: error, wallet }, 'relay ws socket error'));
     ws.on('close', (code) => {
       sockets.delete(ws);

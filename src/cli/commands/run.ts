@@ -1,7 +1,8 @@
 /**
- * `clobbot run <file> [--duration <s>] [--network <n>] [--allow-mainnet] [--journal-dir <dir>] [--seed <n>]`:
+ * `clobbot run <file> [--duration <s>] [--network <n>] [--allow-mainnet] [--journal-dir <dir>] [--seed <n>] [--virtual] [--summary <file.json>]`:
  * trades a run file until its duration ends or SIGINT/SIGTERM, then cancels its orders, waits for
- * their outcomes and prints a summary (src/cli/run/run-bot.ts).
+ * their outcomes and prints a summary (src/cli/run/run-bot.ts). `--virtual`: the same run against
+ * the in-process venue on virtual time.
  */
 import { BaseError } from '../../core/base-error.ts';
 import { durationMs } from '../../config/fields.ts';
@@ -11,14 +12,17 @@ import { parseCommandArgs } from '../parse-args.ts';
 import { DEFAULT_JOURNAL_DIR, runBot, type RunBotOptions } from '../run/run-bot.ts';
 
 const usage = [
-  'clobbot run <file> [--duration <s>] [--network <n>] [--allow-mainnet] [--journal-dir <dir>] [--seed <n>]',
+  'clobbot run <file> [--duration <s>] [--network <n>] [--allow-mainnet] [--journal-dir <dir>] [--seed <n>] [--virtual] [--summary <file.json>]',
   '',
   '  <file>             the run file (docs/configuration.md), e.g. config/market-maker.yaml',
-  '  --duration <s>     run this long: seconds, or 90s, 5m, 1h (default: the file\'s duration, else until SIGINT)',
+  '  --duration <s>     run this long: seconds, or 90s, 5m, 2h, 1d (default: the file\'s duration, else until SIGINT)',
   '  --network <n>      sim, testnet or mainnet (default: the file\'s network, itself default sim)',
   '  --allow-mainnet    required for mainnet, with allowMainnet: true in the file',
   `  --journal-dir <d>  where the execution journal lives (default ${DEFAULT_JOURNAL_DIR}; an ephemeral wallet's is temporary)`,
-  '  --seed <n>         seed of the strategies\' random sources (default: from the clock)',
+  '  --seed <n>         seed of every random source of the run (default: from the clock; 1 with --virtual)',
+  '  --virtual          on virtual time against the in-process venue (network sim, no venueUrl): no network, no',
+  '                     waiting; the same run file, seed and code give the same summary and journal, byte for byte',
+  '  --summary <file>   also write the summary as JSON (every figure, no wall-clock ones)',
   '',
   'On network sim without venueUrl the local venue runs in-process; the account is funded and set up.',
   'SIGINT or SIGTERM stops the run: open orders are cancelled and their outcomes awaited, then a summary.',
@@ -45,6 +49,8 @@ export async function runCommandMain(args: readonly string[], io: CliIo, extra: 
       'allow-mainnet': { type: 'boolean' },
       'journal-dir': { type: 'string' },
       seed: { type: 'string' },
+      virtual: { type: 'boolean' },
+      summary: { type: 'string' },
     },
     positionals: ['file'],
   });
@@ -60,6 +66,8 @@ export async function runCommandMain(args: readonly string[], io: CliIo, extra: 
     allowMainnet: values['allow-mainnet'] === true,
     ...(values['journal-dir'] === undefined ? {} : { journalDir: values['journal-dir'] }),
     ...(seed === undefined ? {} : { seed }),
+    virtual: values.virtual === true,
+    ...(values.summary === undefined ? {} : { summaryFile: values.summary }),
     ...extra,
   });
 }

@@ -31,7 +31,7 @@ import { createRestRelayTransport } from '../../execution/relay-transport.ts';
 import type { WalletSigner } from '../../execution/signer-source.ts';
 import { exchangeInfoMismatches } from './exchange-info-check.ts';
 import { notReadyError, probeTradingWallet } from './trading-wallet-readiness.ts';
-import type { VenueConnection } from './venue-connection.ts';
+import type { VenueConnection } from '../../runtime/venue-connection.ts';
 
 export interface ConnectNetworkVenueParameters {
   /** A run file whose every market is given whole and that names `account.id` (`runFileIssues` checked it). */
@@ -130,6 +130,7 @@ export async function connectNetworkVenue(params: ConnectNetworkVenueParameters)
     owner,
     authNonce,
     setup: `ready: delegated, TRADE on account ${accountId} under authNonce ${authNonce} (checked with the relay; nothing funded or set up by the run)`,
+    transport: params.context.transport,
     stop: async () => undefined,
   };
 }

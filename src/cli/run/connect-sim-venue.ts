@@ -22,7 +22,7 @@ import type { RandomSource } from '../../core/random.ts';
 import { configError, loadConfigOrThrow } from '../../config/load-config.ts';
 import type { ConfigIssue } from '../../config/config-issue.ts';
 import { resolveRunNetwork, runAuthNonce, runMarketSymbol, type RunConfig, type RunMarketSpec } from '../../config/run-config.ts';
-import { simConfigSchema } from '../../config/sim-config.ts';
+import { simConfigSchema, type SimConfig } from '../../config/sim-config.ts';
 import { locatedIssue, type YamlSource } from '../../config/yaml-source.ts';
 import type { MarketSpec } from '../../venue/market-spec.ts';
 import { isClientError } from '../../clients/client-error.ts';
@@ -30,6 +30,9 @@ import type { ClientContext } from '../../clients/send-request.ts';
 import { createRelaySession } from '../../execution/relay-session.ts';
 import { createRestRelayTransport } from '../../execution/relay-transport.ts';
 import type { WalletSigner } from '../../execution/signer-source.ts';
+import type { VirtualConfig } from '../../config/virtual-config.ts';
+import { createInProcessVenue, type InProcessVenue } from '../../runtime/in-process-venue.ts';
+import type { PendingWork } from '../../runtime/pending-work.ts';
 import { createSimServer, type SimServer } from '../../sim/sim-server.ts';
 import { cryptoRandom } from '../../sim/sim-service.ts';
 import {
@@ -45,7 +48,7 @@ import {
   type SimInfo,
 } from '../sim-account.ts';
 import { notReadyError, probeTradingWallet } from './trading-wallet-readiness.ts';
-import type { VenueConnection } from './venue-connection.ts';
+import type { VenueConnection } from '../../runtime/venue-connection.ts';
 
 export const DEFAULT_SIM_CONFIG = 'config/sim.yaml';
 /** How long the run waits for the grant's outcome. */
@@ -61,6 +64,14 @@ export interface ConnectSimVenueParameters {
   readonly logger: Logger;
   /** Seed of the in-process venue's faults. */
   readonly random: RandomSource;
+  /**
+   * Runs the venue in this process without a network, reached through the in-process connection
+   * (virtual runs): the connection's latencies and the seeded sources of its delays and the venue's
+   * secrets. Default: on loopback, over HTTP and WebSocket.
+   */
+  /** The sim config, already read (a virtual run reads every file before its clock starts). Default: read from `simConfig`. */
+  readonly simConfig?: SimConfig;
+  readonly inProcess?: { readonly latency: VirtualConfig['latency']; readonly secrets: RandomSource; readonly latencyRandom: RandomSource; readonly pending: PendingWork };
 }
 
 /** The fields of a market given whole in which it differs from the venue's, each located in the run file. */
@@ -83,12 +94,14 @@ function marketMismatches(source: YamlSource, index: number, given: RunMarketSpe
 
 /** Starts (or reaches) the sim venue and readies the account. */
 export async function connectSimVenue(params: ConnectSimVenueParameters): Promise<VenueConnection> {
-  const { config, source, wallet, context, logger } = params;
+  const { config, source, wallet, logger } = params;
+  let { context } = params;
   const owner = config.account.owner ?? wallet.address;
   let server: SimServer | undefined;
+  let inProcess: InProcessVenue | undefined;
   let venueUrl: string;
   const simFile = config.simConfig ?? DEFAULT_SIM_CONFIG;
-  const sim = config.venueUrl === undefined || owner === wallet.address ? await loadConfigOrThrow(simFile, simConfigSchema, { env: params.env }) : undefined;
+  const sim = config.venueUrl === undefined || owner === wallet.address ? (params.simConfig ?? (await loadConfigOrThrow(simFile, simConfigSchema, { env: params.env }))) : undefined;
 
   if (config.venueUrl === undefined) {
     if (owner !== wallet.address) {
@@ -96,22 +109,27 @@ export async function connectSimVenue(params: ConnectSimVenueParameters): Promis
         locatedIssue(source, ['account', 'owner'], 'on an in-process venue the trading wallet owns its account: leave account.owner out (or set venueUrl to a running clobbot sim)'),
       ]);
     }
-    server = createSimServer({
-      config: sim!,
-      clock: context.clock,
-      random: params.random,
-      secrets: cryptoRandom(),
-      logger: logger.child({ component: 'sim' }, { level: 'warn' }),
-      backgroundFlow: true,
-    });
-    const address = await server.start({ port: 0 });
-    venueUrl = address.url.replace(/\/+$/, '');
-    logger.info({ url: venueUrl, config: simFile }, 'in-process venue listening');
+    const venueLogger = logger.child({ component: 'sim' }, { level: 'warn' });
+    if (params.inProcess !== undefined) {
+      inProcess = createInProcessVenue({ ...params.inProcess, config: sim!, clock: context.clock, random: params.random, logger: venueLogger });
+      inProcess.start();
+      venueUrl = inProcess.url;
+      context = { ...context, transport: inProcess.transport };
+      logger.info({ config: simFile }, 'in-process venue started (no network)');
+    } else {
+      server = createSimServer({ config: sim!, clock: context.clock, random: params.random, secrets: cryptoRandom(), logger: venueLogger, backgroundFlow: true });
+      const address = await server.start({ port: 0 });
+      venueUrl = address.url.replace(/\/+$/, '');
+      logger.info({ url: venueUrl, config: simFile }, 'in-process venue listening');
+    }
   } else {
     venueUrl = config.venueUrl;
   }
+  /** The venue runs in this process (on loopback or in-process), rather than at `venueUrl`. */
+  const ours = config.venueUrl === undefined;
   const stop = async () => {
     await server?.stop();
+    inProcess?.stop();
   };
 
   try {
@@ -119,7 +137,7 @@ export async function connectSimVenue(params: ConnectSimVenueParameters): Promis
     try {
       info = await getSimInfo(context, venueUrl);
     } catch (error) {
-      if (server === undefined && (isClientError(error, 'HTTP_UNAVAILABLE') || isClientError(error, 'HTTP_TIMEOUT'))) {
+      if (!ours && (isClientError(error, 'HTTP_UNAVAILABLE') || isClientError(error, 'HTTP_TIMEOUT'))) {
         throw new BaseError('HTTP_UNAVAILABLE', `the local venue at ${venueUrl} cannot be reached: is \`clobbot sim\` running? (venueUrl in ${source.file})`, { cause: error });
       }
       throw error;
@@ -127,7 +145,7 @@ export async function connectSimVenue(params: ConnectSimVenueParameters): Promis
     const network = resolveRunNetwork(config, { network: 'sim', venueUrl, chainId: info.chainId });
     const symbols = config.markets.map(runMarketSymbol);
     const { specs, missing } = marketSpecsOf(info, symbols);
-    const where = server ? simFile : venueUrl;
+    const where = ours ? simFile : venueUrl;
     if (missing.length > 0) {
       const listed = info.markets.map((market) => market.symbol).join(', ') || 'none';
       throw configError(
@@ -141,19 +159,21 @@ export async function connectSimVenue(params: ConnectSimVenueParameters): Promis
     const authNonce = runAuthNonce(config);
     const connection = (accountId: bigint, setup: string): VenueConnection => ({
       network,
-      where: `${server ? 'in-process venue' : 'venue'} ${venueUrl}`,
+      where: inProcess ? 'in-process venue, no network' : `${ours ? 'in-process venue' : 'venue'} ${venueUrl}`,
       blockMs: info.blockMs,
       specs,
       accountId,
       owner,
       authNonce,
       setup,
+      transport: context.transport,
+      ...(inProcess === undefined ? {} : { createSocket: inProcess.createSocket }),
       stop,
     });
 
     // The account: opened (empty) when the owner has none yet.
     const openWith = info.tokens[0]?.symbol ?? market.quoteToken.symbol;
-    let accountId = server === undefined && config.account.id !== undefined ? config.account.id : await simFund(context, venueUrl, { owner, token: openWith, amount: 0n });
+    let accountId = !ours && config.account.id !== undefined ? config.account.id : await simFund(context, venueUrl, { owner, token: openWith, amount: 0n });
 
     const session = createRelaySession({ ...context, logger }, { network: network.name, relayUrl: network.hosts.relayUrl!, signer: wallet.account, logger });
     const transport = createRestRelayTransport(
@@ -164,7 +184,7 @@ export async function connectSimVenue(params: ConnectSimVenueParameters): Promis
     try {
       const readiness = { wallet: wallet.address, owner, authNonce, network, runFile: source.file };
       const probe = (id: bigint) => probeTradingWallet({ transport, wallet, network, accountId: id, market: market.address, authNonce, ids: params.ids, clock: context.clock });
-      if (server === undefined) {
+      if (!ours) {
         const found = await probe(accountId);
         const notReady = notReadyError(found, { ...readiness, accountId });
         if (notReady === undefined) return connection(accountId, `already set up (delegated, TRADE on account ${accountId})`);

@@ -9,64 +9,56 @@
  *    its background flow; the account is funded and set up (connect-sim-venue.ts). On testnet and
  *    mainnet the markets come whole from the run file and the wallet must already be set up: the
  *    RPC's chain, the exchange host's market info and the relay are checked (connect-network-venue.ts).
- * 3. One market feed per market over the HTTP market-data client (timed for the metrics), the relay
- *    session, the WebSocket + REST failover transport, the user-data and receipt readers, the
- *    execution engine.
- * 4. Each strategy gets its StrategyContext (its markets' specs, feeds, the engine's own state and
- *    fills, params, the live clock, a seeded random source, a child logger); its intents are
- *    checked and go to `engine.submit` (strategy-host.ts).
+ * 3. and 4. The composition root (src/runtime/trading-runtime.ts) builds the feeds, the relay session
+ *    and transports, the user-data and receipt readers, the execution engine and one strategy host
+ *    per strategy from the venue connection and the clock.
  * 5. Stop (duration, SIGINT/SIGTERM, every strategy completed, or a strategy failure): strategies
  *    are unsubscribed, `engine.stop({ cancelAll: true })` cancels the open orders and waits for their
  *    outcomes, the venue is asked whether any order is still open, feeds and transports stop, the
  *    in-process venue stops, and the summary is printed.
  *
+ * With `--virtual` the same run goes against the in-process venue (no network) on a VirtualClock
+ * driven from event to event (src/runtime/virtual-driver.ts): same code, same summary, no waiting.
+ * Everything that reads a file or the network outside the venue happens before the clock starts.
+ *
  * Exit: 0 a clean run; 1 a strategy failed, orders were left open, or the venue failed; 2 (thrown
  * BaseErrors) a mistake in the input.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { filter, interval, Subscription, timer, type Observable } from 'rxjs';
+import { interval, Subscription, timer } from 'rxjs';
 import { BaseError } from '../../core/base-error.ts';
 import { liveClock, type Clock } from '../../core/clock.ts';
-import type { Decimal } from '../../core/decimal.ts';
 import { createIdSource } from '../../core/ids.ts';
 import { createLogger, type Logger } from '../../core/logger.ts';
 import { seededRandom } from '../../core/random.ts';
 import { scrubSecretText } from '../../core/secrets.ts';
-import { configError, loadConfig } from '../../config/load-config.ts';
+import { VirtualClock } from '../../core/virtual-clock.ts';
+import { configError, loadConfig, loadConfigOrThrow } from '../../config/load-config.ts';
 import { isNetworkName, type NetworkName } from '../../config/network-config.ts';
 import { runConfigSchema, type RunConfig } from '../../config/run-config.ts';
+import { simConfigSchema, type SimConfig } from '../../config/sim-config.ts';
 import type { YamlSource } from '../../config/yaml-source.ts';
-import type { Address } from '../../protocol/encoding.ts';
-import { MARKET_DATA_WEIGHT_PER_MINUTE } from '../../protocol/constants.ts';
-import { createActiveOrdersClient } from '../../clients/active-orders-client.ts';
 import { createFetchTransport } from '../../clients/http-transport.ts';
-import { createMarketDataClient } from '../../clients/market-data-client.ts';
-import { createRelayWsClient } from '../../clients/relay-ws-client.ts';
 import type { ClientContext } from '../../clients/send-request.ts';
-import { createMarketFeed, type MarketFeed } from '../../market/create-market-feed.ts';
 import { loadRunStrategies, type LoadedStrategy } from '../../strategy/load-strategy.ts';
-import type { OwnFill, StrategyMarket } from '../../strategy/strategy-context.ts';
-import { createExecutionEngine } from '../../execution/create-execution-engine.ts';
-import type { EngineStats, ExecutionEngine } from '../../execution/execution-engine.ts';
-import { createRelaySession } from '../../execution/relay-session.ts';
-import { createFailoverTransport, createRestRelayTransport, createWsRelayTransport } from '../../execution/relay-transport.ts';
+import { nodeJournalFs, type JournalFs } from '../../execution/journal.ts';
 import { installKillSwitchSignals } from '../../execution/kill-switch.ts';
-import { loadSigner } from '../../execution/signer-source.ts';
+import { loadSigner, type WalletSigner } from '../../execution/signer-source.ts';
+import { createTradingRuntime, type StopReason } from '../../runtime/trading-runtime.ts';
+import type { VenueConnection } from '../../runtime/venue-connection.ts';
+import { createPendingWork, type PendingWork } from '../../runtime/pending-work.ts';
+import { runOnVirtualClock, warmUpLazyImports } from '../../runtime/virtual-driver.ts';
 import type { CliIo, TextSink } from '../cli-io.ts';
 import { ExitCode } from '../command.ts';
 import { connectNetworkVenue } from './connect-network-venue.ts';
-import { connectSimVenue } from './connect-sim-venue.ts';
+import { connectSimVenue, DEFAULT_SIM_CONFIG } from './connect-sim-venue.ts';
 import { runFileIssues } from './run-file-issues.ts';
-import type { VenueConnection } from './venue-connection.ts';
 import { runMetricFamilies } from './run-metrics.ts';
-import { startMetricsServer, type MetricsServer } from './metrics-server.ts';
-import { describeStop, formatRunSummary, formatSeconds, formatStatusLine, type StopReason } from './run-report.ts';
-import { RunTracker } from './run-tracker.ts';
-import { createStrategyHost, type StrategyHost } from './strategy-host.ts';
-import { timeSource, type TimedSource } from './timed-source.ts';
-import { createReceiptReader, createUserDataReader } from './venue-readers.ts';
+import { startMetricsServer } from './metrics-server.ts';
+import { describeStop, formatRunSummary, formatSeconds, formatStatusLine } from './run-report.ts';
+import { runSummaryJson } from './run-summary-json.ts';
 
 export const DEFAULT_JOURNAL_DIR = '.clobbot/journal';
 /** Status lines a minute: one every 20 s. */
@@ -75,8 +67,8 @@ export const DEFAULT_STATUS_EVERY_MS = 20_000;
 export const DEFAULT_IDLE_WARN_MS = 30_000;
 /** Kill-switch triggers that are the user's own stop (the file, SIGUSR2 through engine.kill): exit 0. */
 const USER_TRIGGERS = new Set(['file', 'command', 'signal']);
-/** How long the stop waits for the outcomes of the final cancels. */
-const STOP_TIMEOUT_MS = 30_000;
+/** The seed of a virtual run without `--seed`: fixed, so a virtual run repeats by default. */
+export const DEFAULT_VIRTUAL_SEED = 1;
 
 export interface RunBotOptions {
   readonly file: string;
@@ -95,7 +87,12 @@ export interface RunBotOptions {
   readonly statusEveryMs?: number;
   /** Working directory for strategy modules and key files. Default `process.cwd()`. */
   readonly cwd?: string;
+  /** The clock of a live run. Default the wall clock. */
   readonly clock?: Clock;
+  /** `--virtual`: against the in-process venue on virtual time. */
+  readonly virtual?: boolean;
+  /** `--summary`: also write the summary as JSON to this file. */
+  readonly summaryFile?: string;
 }
 
 /** Writes pino's lines to a CLI sink. */
@@ -166,26 +163,29 @@ export async function loadRunFile(
   return { config, source, strategies, network };
 }
 
-interface FeedPlanTiming {
-  readonly depthMs: number;
-  readonly tradesMs: number;
-  readonly tickerMs: number;
+/** A journal file system without fsync: a virtual run has no crash to survive, and its bytes are the same. */
+const virtualJournalFs: JournalFs = { ...nodeJournalFs, fsyncSync: () => undefined };
+
+/** Why `--virtual` cannot run this file, if it cannot. */
+function virtualProblem(config: RunConfig, network: NetworkName, durationMs: number | undefined): string | undefined {
+  if (network !== 'sim') return `--virtual runs against the in-process local venue: network ${network} cannot be simulated (use network sim)`;
+  if (config.venueUrl !== undefined) return '--virtual runs the venue in this process: remove venueUrl from the run file (it names a running clobbot sim)';
+  if (durationMs === undefined) return '--virtual needs a duration (the run file\'s duration or --duration): virtual time would otherwise run forever';
+  return undefined;
 }
 
-/** Poll periods that fit every market's feed in its share of the market-data weight budget. */
-function feedTiming(blockMs: number | undefined, markets: number): { timing: FeedPlanTiming; budget: number } {
-  const budget = Math.floor((MARKET_DATA_WEIGHT_PER_MINUTE * 0.9) / Math.max(1, markets));
-  const tradesMs = 1_000;
-  const tickerMs = 10_000;
-  const fixed = 60_000 / tradesMs + 60_000 / tickerMs;
-  const fastest = Math.min(1_000, Math.max(200, blockMs ?? 500));
-  const depthMs = Math.max(fastest, Math.ceil(60_000 / Math.max(1, budget - fixed)));
-  return { timing: { depthMs, tradesMs, tickerMs }, budget };
-}
-
-/** The strategy host's idle timeout of a run file's `idleTimeout`. */
-function idleTimeoutOf(idleTimeout: number | 'off'): { readonly idleTimeoutMs?: number } {
-  return idleTimeout === 'off' ? {} : { idleTimeoutMs: idleTimeout };
+/** Everything a run has read from files before its clock starts. */
+interface PreparedRun {
+  readonly config: RunConfig;
+  readonly source: YamlSource;
+  readonly strategies: LoadedStrategy[];
+  readonly network: NetworkName;
+  readonly durationMs: number | undefined;
+  readonly wallet: WalletSigner;
+  readonly seed: number;
+  readonly logger: Logger;
+  /** The in-process venue's config of a virtual run, and the count of its work under way. */
+  readonly virtual: { readonly sim: SimConfig; readonly pending: PendingWork } | undefined;
 }
 
 /**
@@ -194,21 +194,48 @@ function idleTimeoutOf(idleTimeout: number | 'off'): { readonly idleTimeoutMs?: 
  * @example process.exitCode = await runBot(processIo(), { file: 'config/market-maker.yaml' });
  */
 export async function runBot(io: CliIo, options: RunBotOptions): Promise<number> {
-  const clock = options.clock ?? liveClock;
   const cwd = options.cwd ?? process.cwd();
-  const out = (line = '') => io.stdout.write(`${line}\n`);
+  const virtual = options.virtual === true;
 
-  // 1. The run file, the network, the strategies, the key.
-  const { config, source, strategies, network: networkName } = await loadRunFile(options.file, io.env, cwd, {
+  // 1. The run file, the network, the strategies, the key: every file is read before the clock starts.
+  const { config, source, strategies, network } = await loadRunFile(options.file, io.env, cwd, {
     ...(options.network === undefined ? {} : { network: options.network }),
     ...(options.allowMainnet === undefined ? {} : { allowMainnet: options.allowMainnet }),
   });
   const durationMs = options.durationMs ?? config.duration;
+  const clock = virtual ? new VirtualClock(config.virtual.start) : (options.clock ?? liveClock);
+  if (virtual) {
+    const problem = virtualProblem(config, network, durationMs);
+    if (problem !== undefined) throw new BaseError('CLI_USAGE', `run: ${problem}`, { details: { command: 'run' } });
+  }
+  const seed = options.seed ?? (virtual ? DEFAULT_VIRTUAL_SEED : clock.now() % 2 ** 31);
   const logger = createLogger({ level: config.logging.level, pretty: config.logging.pretty ?? io.isTty, destination: sinkDestination(io.stderr), clock });
-  const wallet = await loadSigner({ source: config.wallet, network: networkName, env: io.env, cwd });
-  const seed = options.seed ?? clock.now() % 2 ** 31;
+  const wallet = await loadSigner({ source: config.wallet, network, env: io.env, cwd, ...(virtual ? { random: seededRandom(seed ^ 0x4e7) } : {}) });
+  const sim = virtual ? await loadConfigOrThrow(config.simConfig ?? DEFAULT_SIM_CONFIG, simConfigSchema, { env: io.env }) : undefined;
+  const pending = createPendingWork();
+  const prepared: PreparedRun = { config, source, strategies, network, durationMs, wallet, seed, logger, virtual: sim === undefined ? undefined : { sim, pending } };
+
+  if (!(clock instanceof VirtualClock)) return runSession(io, options, prepared, clock);
+  await warmUpLazyImports();
+  const wallStart = liveClock.now();
+  const exitCode = await runOnVirtualClock(clock, () => runSession(io, options, prepared, clock), { busy: pending.busy });
+  const wallMs = Math.max(1, liveClock.now() - wallStart);
+  const simulatedMs = clock.now() - config.virtual.start;
+  io.stdout.write(
+    `virtual run: ${formatSeconds(simulatedMs)} of venue time in ${formatSeconds(wallMs)} of wall time ` +
+      `(${Math.round(simulatedMs / wallMs).toLocaleString('en-US')}x real time), seed ${seed}, start ${new Date(config.virtual.start).toISOString()}\n`,
+  );
+  return exitCode;
+}
+
+/** The run itself, on `clock`: venue, runtime, stop triggers, stop, summary. */
+async function runSession(io: CliIo, options: RunBotOptions, prepared: PreparedRun, clock: Clock): Promise<number> {
+  const { config, source, strategies, network: networkName, durationMs, wallet, seed, logger } = prepared;
+  const virtual = prepared.virtual !== undefined;
+  const cwd = options.cwd ?? process.cwd();
+  const out = (line = '') => io.stdout.write(`${line}\n`);
   const context: ClientContext = { transport: createFetchTransport(), clock, random: seededRandom(seed ^ 0x5eed) };
-  const ids = createIdSource({ clock });
+  const ids = createIdSource(virtual ? { clock, random: seededRandom(seed ^ 0x1d5) } : { clock });
 
   const cleanups: (() => Promise<void> | void)[] = [];
   const runCleanups = async () => {
@@ -226,51 +253,35 @@ export async function runBot(io: CliIo, options: RunBotOptions): Promise<number>
     // 2. The venue and the account.
     const venue: VenueConnection =
       networkName === 'sim'
-        ? await connectSimVenue({ config, source, wallet, env: io.env, context, ids, logger, random: seededRandom(seed) })
+        ? await connectSimVenue({
+            config,
+            source,
+            wallet,
+            env: io.env,
+            context,
+            ids,
+            logger,
+            random: seededRandom(seed),
+            ...(prepared.virtual === undefined
+              ? {}
+              : {
+                  simConfig: prepared.virtual.sim,
+                  inProcess: { latency: config.virtual.latency, secrets: seededRandom(seed ^ 0x5ec), latencyRandom: seededRandom(seed ^ 0x1a7), pending: prepared.virtual.pending },
+                }),
+          })
         : await connectNetworkVenue({ config, source, network: networkName, wallet, context, ids, logger });
     cleanups.push(() => venue.stop());
     const { network, specs } = venue;
-    const bySymbol = new Map(specs.map((spec) => [spec.symbol, spec]));
 
     out(
       `clobbot run ${options.file}: network ${network.name} (${venue.where}, chain ${network.chainId}), ` +
-        `markets ${specs.map((spec) => spec.symbol).join(', ')}, ${durationMs === undefined ? 'until SIGINT' : `for ${formatSeconds(durationMs)}`}`,
+        `markets ${specs.map((spec) => spec.symbol).join(', ')}, ${durationMs === undefined ? 'until SIGINT' : `for ${formatSeconds(durationMs)}`}${virtual ? ' of virtual time' : ''}`,
     );
     out(`  wallet      ${wallet.address} from ${wallet.origin}; account ${venue.accountId}${venue.owner === wallet.address ? '' : ` of ${venue.owner}`}`);
     out(`  account     ${venue.setup}`);
     for (const strategy of strategies) out(`  strategy    ${strategy.name}: ${strategy.definition.name} (${strategy.module}) on ${strategy.markets.join(', ')}`);
 
-    // 3. Feeds, relay, engine.
-    const { timing, budget } = feedTiming(venue.blockMs, specs.length);
-    const marketData: TimedSource = timeSource(createMarketDataClient(context, { baseUrl: network.hosts.exchangeUrl! }), clock);
-    const feeds = new Map<Address, MarketFeed>();
-    for (const spec of specs) {
-      feeds.set(
-        spec.address,
-        createMarketFeed(
-          marketData.source,
-          {
-            symbol: spec.symbol,
-            market: spec,
-            depth: { everyMs: timing.depthMs, limit: 100 },
-            trades: { everyMs: timing.tradesMs, limit: 100 },
-            ticker: { everyMs: timing.tickerMs },
-          },
-          clock,
-          { logger, weightBudgetPerMinute: budget, random: seededRandom(seed ^ 0xfeed), jitter: 0.2 },
-        ),
-      );
-    }
-
-    const session = createRelaySession({ ...context, logger }, { network: network.name, relayUrl: network.hosts.relayUrl!, signer: wallet.account, logger: logger.child({ component: 'relay-session' }) });
-    cleanups.push(() => session.stop());
-    const wsClient = createRelayWsClient({ clock, random: seededRandom(seed ^ 0x7e1a), logger: logger.child({ component: 'relay-ws' }) }, { url: network.hosts.relayWsUrl!, session });
-    const ws = createWsRelayTransport(wsClient);
-    const rest = createRestRelayTransport({ ...context, logger }, { network: network.name, relayUrl: network.hosts.relayUrl!, rpcUrl: network.hosts.rpcUrl!, session });
-    const transport = createFailoverTransport({ ws, rest, clock, restAfterMs: 2_000, logger: logger.child({ component: 'relay-transport' }) });
-    cleanups.push(() => transport.stop());
-    await session.start();
-
+    // 3. and 4. Feeds, relay, engine, strategies.
     let journalDir = resolve(cwd, options.journalDir ?? DEFAULT_JOURNAL_DIR);
     if (wallet.kind === 'ephemeral' && options.journalDir === undefined) {
       // A fresh key is never used again: its journal has nothing to restore.
@@ -278,107 +289,35 @@ export async function runBot(io: CliIo, options: RunBotOptions): Promise<number>
       journalDir = temp;
       cleanups.push(() => rmSync(temp, { recursive: true, force: true }));
     }
-
-    const mids = new Map<Address, bigint>();
-    const tracker = new RunTracker(specs);
-    const engine: ExecutionEngine = createExecutionEngine(
-      { clock, random: seededRandom(seed ^ 0xe9e), ids, logger: logger.child({ component: 'engine' }) },
-      {
-        network,
-        signer: wallet.account,
-        accountId: venue.accountId,
-        authNonce: venue.authNonce,
-        markets: specs,
-        transport,
-        userData: createUserDataReader(context, { userUrl: network.hosts.userUrl!, owner: venue.owner }),
-        receipts: createReceiptReader(context, { rpcUrl: network.hosts.rpcUrl! }),
-        journalDir,
-        engine: config.engine,
-        risk: config.risk,
-        mid: (market) => mids.get(market),
-      },
-    );
-    let engineStopped: EngineStats | undefined;
+    const idleWarnMs = Math.min(DEFAULT_IDLE_WARN_MS, durationMs === undefined ? DEFAULT_IDLE_WARN_MS : Math.max(1_000, Math.floor(durationMs / 2)));
+    const runtime = createTradingRuntime({
+      venue,
+      clock,
+      config,
+      strategies,
+      wallet,
+      seed,
+      ids,
+      logger,
+      journalDir,
+      ...(virtual ? { journalFs: virtualJournalFs } : {}),
+      idleWarnMs,
+    });
+    let stopped: Awaited<ReturnType<typeof runtime.stop>> | undefined;
     cleanups.push(async () => {
-      if (engineStopped === undefined) engineStopped = await engine.stop({ cancelAll: true, timeoutMs: STOP_TIMEOUT_MS });
+      stopped ??= await runtime.stop();
     });
     const streams = new Subscription();
     cleanups.push(() => streams.unsubscribe());
-    streams.add(tracker.attach(engine));
-    await engine.start();
 
-    // Mids for the engine's price band and the PnL; they also keep every market's depth polled.
-    for (const [address, feed] of feeds) {
-      streams.add(
-        feed.mid$.subscribe((mid: Decimal) => {
-          mids.set(address, BigInt(mid.toDecimalPlaces(0).toFixed()));
-          tracker.onMid(address, mid);
-        }),
-      );
-    }
-
-    // 4. Strategies.
-    const startedAt = clock.now();
-    let resolveStop: (reason: StopReason) => void = () => undefined;
-    const stopped = new Promise<StopReason>((resolvePromise) => (resolveStop = resolvePromise));
-    let failure: BaseError | undefined;
-    const idleWarnMs = Math.min(DEFAULT_IDLE_WARN_MS, durationMs === undefined ? DEFAULT_IDLE_WARN_MS : Math.max(1_000, Math.floor(durationMs / 2)));
-    const hosts: StrategyHost[] = [];
-    const idleTimeouts = new Map(config.strategies.map((entry) => [entry.name, entry.idleTimeout]));
-    const allCompleted = () => hosts.every((host) => host.completed());
-    for (const [index, strategy] of strategies.entries()) {
-      const markets = new Map<string, StrategyMarket>();
-      for (const symbol of strategy.markets) {
-        const spec = bySymbol.get(symbol)!;
-        const feed = feeds.get(spec.address)!;
-        const fills$: Observable<OwnFill> = engine.fills$.pipe(filter((fill) => fill.market === spec.address));
-        markets.set(symbol, {
-          spec,
-          feed: { book$: feed.book$, bbo$: feed.bbo$, mid$: feed.mid$, trades$: feed.trades$, ticker$: feed.ticker$, klines$: feed.klines$, health$: feed.health$ },
-          state$: engine.state$(spec.address),
-          fills$,
-        });
-      }
-      hosts.push(
-        createStrategyHost({
-          strategy,
-          markets,
-          clock,
-          random: seededRandom((seed + 7919 * (index + 1)) | 0),
-          logger,
-          submit: (intent) => engine.submit(intent),
-          idleWarnMs,
-          ...idleTimeoutOf(idleTimeouts.get(strategy.name) ?? 'off'),
-          onFailure: (error) => {
-            failure ??= error;
-            resolveStop({ kind: 'failed', strategy: strategy.name, code: error.code });
-          },
-          onComplete: () => {
-            if (allCompleted()) resolveStop({ kind: 'completed' });
-          },
-        }),
-      );
-    }
-    cleanups.push(() => hosts.forEach((host) => host.stop()));
-
-    // The kill switch places nothing more once tripped: the run stops (its fate says why).
-    streams.add(
-      engine.reports$.pipe(filter((report) => report.fate.status === 'REFUSED' && report.fate.code === 'RISK_KILL_SWITCH')).subscribe((report) => {
-        const message = 'message' in report.fate ? report.fate.message : 'kill switch tripped';
-        resolveStop({ kind: 'killed', trigger: /kill switch tripped \(([\w-]+)\)/.exec(message)?.[1] ?? 'unknown', message });
-      }),
-    );
-
-    // Metrics.
-    let metrics: MetricsServer | undefined;
-    if (config.metrics !== undefined) {
-      metrics = await startMetricsServer({
+    // Metrics (live only: a virtual run's figures change faster than anything could scrape them).
+    if (config.metrics !== undefined && !virtual) {
+      const metrics = await startMetricsServer({
         port: config.metrics.port,
         logger,
-        collect: () => runMetricFamilies({ markets: tracker.summary(), stats: engine.stats(), timings: marketData.timings, strategies: hosts }),
+        collect: () => runMetricFamilies({ markets: runtime.tracker.summary(), stats: runtime.engine.stats(), timings: runtime.marketData.timings, strategies: runtime.hosts }),
       });
-      const server = metrics;
-      cleanups.push(() => server.close());
+      cleanups.push(() => metrics.close());
       out(`  metrics     ${metrics.url}`);
     }
 
@@ -388,55 +327,55 @@ export async function runBot(io: CliIo, options: RunBotOptions): Promise<number>
         logger.warn(count >= 3 ? 'quitting at once: open orders may be left' : 'already stopping: cancelling orders and waiting for their outcomes (a third signal quits at once)'),
       );
       // SIGUSR2 trips the kill switch: every order is cancelled and nothing more placed; the run then stops.
-      cleanups.push(installKillSwitchSignals({ trip: (reason) => (engine.kill(reason), true) }));
+      cleanups.push(installKillSwitchSignals({ trip: (reason) => (runtime.engine.kill(reason), true) }));
     }
     const stopSignal = options.stop ?? signals!.signal;
-    const onAbort = () => resolveStop({ kind: 'signal', signal: signals?.name() });
+    const onAbort = () => runtime.requestStop({ kind: 'signal', signal: signals?.name() });
     if (stopSignal.aborted) onAbort();
     else stopSignal.addEventListener('abort', onAbort, { once: true });
     cleanups.push(() => stopSignal.removeEventListener('abort', onAbort));
-    if (durationMs !== undefined) streams.add(timer(durationMs, clock.scheduler).subscribe(() => resolveStop({ kind: 'duration', ms: durationMs })));
 
-    // Status a few times a minute: plain text on a terminal, a JSON log record otherwise.
-    const statusEveryMs = options.statusEveryMs ?? DEFAULT_STATUS_EVERY_MS;
-    streams.add(
-      interval(statusEveryMs, clock.scheduler).subscribe(() => {
-        const markets = tracker.summary();
-        if (io.isTty) out(formatStatusLine(clock.now(), clock.now() - startedAt, markets, engine.stats()));
-        else logger.info({ elapsedMs: clock.now() - startedAt, markets, engine: engine.stats() }, 'status');
-      }),
-    );
-
-    out(`  running     ${options.stop === undefined ? 'Ctrl-C stops: open orders are cancelled first' : 'until stopped'}`);
-    for (const host of hosts) {
-      host.start();
-      if (failure !== undefined) break;
+    await runtime.start();
+    const startedAt = clock.now();
+    if (durationMs !== undefined) streams.add(timer(durationMs, clock.scheduler).subscribe(() => runtime.requestStop({ kind: 'duration', ms: durationMs })));
+    // Status a few times a minute on a live run: plain text on a terminal, a JSON log record otherwise.
+    if (!virtual) {
+      const statusEveryMs = options.statusEveryMs ?? DEFAULT_STATUS_EVERY_MS;
+      streams.add(
+        interval(statusEveryMs, clock.scheduler).subscribe(() => {
+          const markets = runtime.tracker.summary();
+          if (io.isTty) out(formatStatusLine(clock.now(), clock.now() - startedAt, markets, runtime.engine.stats()));
+          else logger.info({ elapsedMs: clock.now() - startedAt, markets, engine: runtime.engine.stats() }, 'status');
+        }),
+      );
     }
+    out(`  running     ${virtual ? 'on virtual time' : options.stop === undefined ? 'Ctrl-C stops: open orders are cancelled first' : 'until stopped'}`);
 
-    const reason = await stopped;
+    const reason: StopReason = await runtime.stopRequested;
     const elapsedMs = clock.now() - startedAt;
+    let failure = runtime.failure();
     // A strategy that had the whole run and emitted nothing is as broken as one that timed out idle.
     if (reason.kind === 'duration' && failure === undefined) {
-      for (const host of hosts) if (idleTimeouts.get(host.name) !== 'off') failure ??= host.idleError(elapsedMs);
+      const idleTimeouts = new Map(config.strategies.map((entry) => [entry.name, entry.idleTimeout]));
+      for (const host of runtime.hosts) if (idleTimeouts.get(host.name) !== 'off') failure ??= host.idleError(elapsedMs);
     }
     logger.info({ reason: describeStop(reason) }, 'stopping: cancelling open orders');
 
     // 5. Stop.
-    for (const host of hosts) host.stop();
-    engineStopped = await engine.stop({ cancelAll: true, timeoutMs: STOP_TIMEOUT_MS });
-    const leftOpen = await openOrdersAfterStop(context, venue, logger);
-    streams.unsubscribe();
-    const summary = formatRunSummary({
+    stopped = await runtime.stop();
+    const { stats, leftOpen } = stopped;
+    const report = {
       elapsedMs,
       reason,
-      markets: tracker.summary(),
+      markets: runtime.tracker.summary(),
       leftOpen,
-      stats: engineStopped,
-      strategies: hosts.map((host) => ({ name: host.name, tally: host.tally, completed: host.completed(), failed: host.failure()?.code })),
-    });
+      stats,
+      strategies: runtime.hosts.map((host) => ({ name: host.name, tally: host.tally, completed: host.completed(), failed: host.failure()?.code })),
+    };
     await runCleanups();
     out();
-    out(summary.trimEnd());
+    out(formatRunSummary(report).trimEnd());
+    if (options.summaryFile !== undefined) writeFileSync(resolve(cwd, options.summaryFile), `${JSON.stringify(runSummaryJson(report), null, 2)}\n`);
     const left = leftOpen === undefined ? 0 : [...leftOpen.values()].reduce((sum, count) => sum + count, 0);
     if (failure !== undefined) {
       io.stderr.write(`error ${failure.code}: ${scrubSecretText(failure.message)}\n`);
@@ -457,21 +396,5 @@ export async function runBot(io: CliIo, options: RunBotOptions): Promise<number>
     throw error;
   } finally {
     signals?.dispose();
-  }
-}
-
-/** Open orders the venue still lists for the account, per market (undefined when it cannot tell). */
-async function openOrdersAfterStop(context: ClientContext, venue: VenueConnection, logger: Logger): Promise<Map<string, number> | undefined> {
-  const client = createActiveOrdersClient(context, { baseUrl: venue.network.hosts.userUrl! });
-  const left = new Map<string, number>();
-  try {
-    for (const spec of venue.specs) {
-      const { orders } = await client.activeOrders({ user: venue.owner, marketAddress: spec.address, limit: 100 });
-      left.set(spec.symbol, orders.length);
-    }
-    return left;
-  } catch (error) {
-    logger.warn({ err: error }, 'could not ask the venue for open orders after the stop');
-    return undefined;
   }
 }

@@ -5,9 +5,9 @@
  */
 import type { EngineStats } from '../../execution/execution-engine.ts';
 import type { MetricFamily, MetricValue } from './metrics-server.ts';
-import type { MarketSummary } from './run-tracker.ts';
-import type { StrategyTally } from './strategy-host.ts';
-import type { EndpointTiming, SourceEndpoint } from './timed-source.ts';
+import type { MarketSummary } from '../../runtime/run-tracker.ts';
+import type { StrategyTally } from '../../runtime/strategy-host.ts';
+import type { EndpointTiming, SourceEndpoint } from '../../runtime/timed-source.ts';
 
 export interface RunMetricsInput {
   readonly markets: readonly MarketSummary[];

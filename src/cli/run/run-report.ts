@@ -3,18 +3,9 @@
  * human units. Pure formatting over the tracker's market summaries and the engine's stats.
  */
 import type { EngineStats } from '../../execution/execution-engine.ts';
-import type { MarketSummary } from './run-tracker.ts';
-import type { StrategyTally } from './strategy-host.ts';
-
-/** Why the run stopped. */
-export type StopReason =
-  | { readonly kind: 'duration'; readonly ms: number }
-  /** SIGINT or SIGTERM; no signal: the caller's AbortSignal. */
-  | { readonly kind: 'signal'; readonly signal: string | undefined }
-  | { readonly kind: 'completed' }
-  | { readonly kind: 'failed'; readonly strategy: string; readonly code: string }
-  /** The engine's kill switch tripped (file, drawdown, error rate): it places nothing more. */
-  | { readonly kind: 'killed'; readonly trigger: string; readonly message: string };
+import type { MarketSummary } from '../../runtime/run-tracker.ts';
+import type { StrategyTally } from '../../runtime/strategy-host.ts';
+import type { StopReason } from '../../runtime/trading-runtime.ts';
 
 export function describeStop(reason: StopReason): string {
   switch (reason.kind) {

@@ -6,12 +6,12 @@
  * metrics endpoint and the final summary, in human units (decimal strings).
  */
 import { merge, type Observable, type Subscription } from 'rxjs';
-import { Decimal } from '../../core/decimal.ts';
-import type { Address } from '../../protocol/encoding.ts';
-import type { EngineStats, IntentReport } from '../../execution/execution-engine.ts';
-import { applyFill, FLAT_POSITION, unrealizedPnl, type CostPosition } from '../../execution/average-cost.ts';
-import type { OwnFill, OwnMarketState } from '../../strategy/strategy-context.ts';
-import { amountScale, quoteRaw, type MarketSpec } from '../../venue/market-spec.ts';
+import { Decimal } from '../core/decimal.ts';
+import type { Address } from '../protocol/encoding.ts';
+import type { EngineStats, IntentReport } from '../execution/execution-engine.ts';
+import { applyFill, FLAT_POSITION, unrealizedPnl, type CostPosition } from '../execution/average-cost.ts';
+import type { OwnFill, OwnMarketState } from '../strategy/strategy-context.ts';
+import { amountScale, quoteRaw, type MarketSpec } from '../venue/market-spec.ts';
 
 /** The engine's streams the tracker reads. */
 export interface TrackedEngine {

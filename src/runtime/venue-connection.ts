@@ -1,11 +1,15 @@
 /**
  * What a run needs of its venue once connected, whichever network it is on: the resolved network,
- * the markets, the account and its owner, a line for the run's header, and how to let go of it.
- * `connectSimVenue` (the local venue) and `connectNetworkVenue` (testnet, mainnet) make one.
+ * the markets, the account and its owner, how its clients reach it (the venue seam: an HTTP
+ * transport and a relay socket factory), a line for the run's header, and how to let go of it.
+ * `connectSimVenue` (the local venue, on loopback or in-process) and `connectNetworkVenue` (testnet,
+ * mainnet) make one.
  */
-import type { ResolvedNetwork } from '../../config/network-config.ts';
-import type { Address } from '../../protocol/encoding.ts';
-import type { MarketSpec } from '../../venue/market-spec.ts';
+import type { ResolvedNetwork } from '../config/network-config.ts';
+import type { HttpTransport } from '../clients/http-transport.ts';
+import type { WebSocketFactory } from '../clients/relay-ws-client.ts';
+import type { Address } from '../protocol/encoding.ts';
+import type { MarketSpec } from '../venue/market-spec.ts';
 
 export interface VenueConnection {
   readonly network: ResolvedNetwork;
@@ -22,6 +26,10 @@ export interface VenueConnection {
   readonly authNonce: bigint;
   /** What was done to make the wallet ready, for the run's header (`funded …; TRADE granted in block 7`). */
   readonly setup: string;
+  /** How every HTTP client reaches the venue's hosts: fetch, or the in-process venue's dispatcher. */
+  readonly transport: HttpTransport;
+  /** How the relay WebSocket client opens its socket; undefined: the `ws` package. */
+  readonly createSocket?: WebSocketFactory;
   /** Lets go of the venue (stops an in-process one). Idempotent. */
   stop(): Promise<void>;
 }

@@ -14,16 +14,16 @@
  * - Completing is the strategy saying it is done (`onComplete`); its orders stay until the run stops.
  */
 import { Subscription, timer, type Observable } from 'rxjs';
-import { BaseError } from '../../core/base-error.ts';
-import type { Clock } from '../../core/clock.ts';
-import type { Logger } from '../../core/logger.ts';
-import type { RandomSource } from '../../core/random.ts';
-import type { Address } from '../../protocol/encoding.ts';
-import type { IntentFate } from '../../execution/execution-engine.ts';
-import type { Intent } from '../../strategy/intents.ts';
-import type { LoadedStrategy } from '../../strategy/load-strategy.ts';
-import type { StrategyContext, StrategyMarket } from '../../strategy/strategy-context.ts';
-import { intentProblems } from '../../testing/simulated-account.ts';
+import { BaseError } from '../core/base-error.ts';
+import type { Clock } from '../core/clock.ts';
+import type { Logger } from '../core/logger.ts';
+import type { RandomSource } from '../core/random.ts';
+import type { Address } from '../protocol/encoding.ts';
+import type { IntentFate } from '../execution/execution-engine.ts';
+import type { Intent } from '../strategy/intents.ts';
+import type { LoadedStrategy } from '../strategy/load-strategy.ts';
+import type { StrategyContext, StrategyMarket } from '../strategy/strategy-context.ts';
+import { intentProblems } from '../strategy/intent-problems.ts';
 
 const INTENT_TYPES = new Set<string>(['PlaceAndCancel', 'ReplaceSlots', 'CancelTrigger', 'CancelAll', 'CreateBatchTrigger', 'CreateReplaceTrigger']);
 

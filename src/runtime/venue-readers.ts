@@ -2,14 +2,14 @@
  * The read side of the venue that the execution engine reconciles with: the account's order events
  * and active orders (the user-data host) and transaction receipts (JSON-RPC), over the HTTP clients.
  */
-import type { Address, Hex } from '../../protocol/encoding.ts';
-import type { OrderEvent } from '../../protocol/user-data.ts';
-import { createActiveOrdersClient } from '../../clients/active-orders-client.ts';
-import { orderEvents } from '../../clients/order-events.ts';
-import { createOrderEventsClient } from '../../clients/order-events-client.ts';
-import type { ClientContext } from '../../clients/send-request.ts';
-import type { ReceiptReader, UserDataReader } from '../../execution/execution-engine.ts';
-import { createReceiptWatcher } from '../../execution/relay-receipts.ts';
+import type { Address, Hex } from '../protocol/encoding.ts';
+import type { OrderEvent } from '../protocol/user-data.ts';
+import { createActiveOrdersClient } from '../clients/active-orders-client.ts';
+import { orderEvents } from '../clients/order-events.ts';
+import { createOrderEventsClient } from '../clients/order-events-client.ts';
+import type { ClientContext } from '../clients/send-request.ts';
+import type { ReceiptReader, UserDataReader } from '../execution/execution-engine.ts';
+import { createReceiptWatcher } from '../execution/relay-receipts.ts';
 
 /** Orders the active-orders query asks for at most: every maker slot and then some. */
 const ACTIVE_ORDERS_LIMIT = 100;

@@ -3,8 +3,8 @@
  * status line and the metrics endpoint (poll latency, market-data errors). Calls pass through
  * unchanged; the raw-body fast path (`depthBody`) is kept when the source has it.
  */
-import type { Clock } from '../../core/clock.ts';
-import type { MarketDataSource } from '../../clients/market-data-source.ts';
+import type { Clock } from '../core/clock.ts';
+import type { MarketDataSource } from '../clients/market-data-source.ts';
 
 export type SourceEndpoint = 'depth' | 'trades' | 'ticker' | 'klines' | 'exchangeInfo';
 

@@ -1,0 +1,42 @@
+/**
+ * The machine-readable summary of a run (`clobbot run --summary <file.json>`): every figure of the
+ * printed summary, per market, for the engine and per strategy, as plain JSON (amounts as human
+ * decimal strings, as printed). Nothing in it reads the wall clock: `elapsedMs` is the run's own
+ * clock time, so two virtual runs of the same file, seed and code write the same bytes.
+ */
+import type { RunSummaryInput } from './run-report.ts';
+import { describeStop } from './run-report.ts';
+
+/** The JSON summary's format version; bumped when a field changes meaning or goes. */
+export const RUN_SUMMARY_VERSION = 1;
+
+/** Map entries as an object with sorted keys, so the JSON does not depend on insertion order. */
+function sortedObject<V>(entries: Iterable<readonly [string, V]>): Record<string, V> {
+  return Object.fromEntries([...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/**
+ * @example writeFileSync('summary.json', JSON.stringify(runSummaryJson(report), null, 2));
+ */
+export function runSummaryJson(report: RunSummaryInput): unknown {
+  return {
+    version: RUN_SUMMARY_VERSION,
+    elapsedMs: report.elapsedMs,
+    stop: { ...report.reason, description: describeStop(report.reason) },
+    markets: report.markets.map((market) => ({
+      ...market,
+      mid: market.mid ?? null,
+      openAfterStop: report.leftOpen?.get(market.symbol) ?? null,
+    })),
+    engine: report.stats ?? null,
+    strategies: report.strategies.map((strategy) => ({
+      name: strategy.name,
+      emitted: strategy.tally.emitted,
+      submitted: strategy.tally.submitted,
+      fates: sortedObject(strategy.tally.fates),
+      codes: sortedObject(strategy.tally.codes),
+      completed: strategy.completed,
+      failed: strategy.failed ?? null,
+    })),
+  };
+}

@@ -1,0 +1,87 @@
+/**
+ * The local venue in the same process, without a network: the sim service (the venue model, its
+ * routes and its relay WebSocket hub, src/sim/sim-service.ts) reached through an HttpTransport and a
+ * relay socket factory that hand requests and frames to it directly, each after a drawn delay on the
+ * clock. Every client of the bot runs unchanged over it, so a run on a VirtualClock trades exactly as
+ * it would against `clobbot sim`, only without waiting.
+ */
+import type { Clock } from '../core/clock.ts';
+import type { Logger } from '../core/logger.ts';
+import type { RandomSource } from '../core/random.ts';
+import type { SimConfig } from '../config/sim-config.ts';
+import type { VirtualConfig } from '../config/virtual-config.ts';
+import type { HttpTransport } from '../clients/http-transport.ts';
+import type { WebSocketFactory } from '../clients/relay-ws-client.ts';
+import { createSimService, type SimService } from '../sim/sim-service.ts';
+import { createInProcessHttpTransport, type ConnectionLatency } from './in-process-http.ts';
+import { inProcessSocketFactory } from './in-process-relay-socket.ts';
+import { latencySampler } from './latency-sampler.ts';
+import { createPendingWork, type PendingWork } from './pending-work.ts';
+
+/** The base URL every host of the in-process venue shares (never resolved: nothing leaves the process). */
+export const IN_PROCESS_VENUE_URL = 'http://venue.in-process';
+
+export interface InProcessVenue {
+  readonly service: SimService;
+  /** `IN_PROCESS_VENUE_URL`: the sim hosts derive from it (`simHosts`). */
+  readonly url: string;
+  /** The clients' HTTP seam over the service. */
+  readonly transport: HttpTransport;
+  /** The relay WebSocket client's socket factory over the service's hub. */
+  readonly createSocket: WebSocketFactory;
+  /** Starts the venue's blocks and background flow. Idempotent. */
+  start(): void;
+  /** Stops the venue (closes relay connections). Idempotent. */
+  stop(): void;
+}
+
+export interface CreateInProcessVenueParameters {
+  readonly config: SimConfig;
+  readonly clock: Clock;
+  /** Seeds the venue's faults (`random`), its secrets (JWT keys, challenge ids) and the connection's delays. */
+  readonly random: RandomSource;
+  readonly secrets: RandomSource;
+  readonly latencyRandom: RandomSource;
+  readonly latency: VirtualConfig['latency'];
+  readonly logger: Logger;
+  /** Counts the venue's work under way (the virtual driver waits for it). Default: a counter of its own. */
+  readonly pending?: PendingWork;
+  /** Runs the configured background order flow. Default true. */
+  readonly backgroundFlow?: boolean;
+  /** Mixed into every market's flow seed. */
+  readonly seed?: number;
+}
+
+/**
+ * @example
+ * const venue = createInProcessVenue({ config, clock, random: seededRandom(1), secrets: seededRandom(2), latencyRandom: seededRandom(3), latency, logger });
+ * venue.start();
+ * const context = { transport: venue.transport, clock, random };
+ */
+export function createInProcessVenue(params: CreateInProcessVenueParameters): InProcessVenue {
+  const { clock } = params;
+  const service = createSimService({
+    config: params.config,
+    clock,
+    random: params.random,
+    secrets: params.secrets,
+    logger: params.logger,
+    backgroundFlow: params.backgroundFlow ?? true,
+    ...(params.seed === undefined ? {} : { seed: params.seed }),
+  });
+  const latency: ConnectionLatency = {
+    relay: latencySampler(params.latency.relay, params.latencyRandom),
+    marketData: latencySampler(params.latency.marketData, params.latencyRandom),
+    userData: latencySampler(params.latency.userData, params.latencyRandom),
+  };
+  const origin = new URL(IN_PROCESS_VENUE_URL).origin;
+  const pending = params.pending ?? createPendingWork();
+  return {
+    service,
+    url: IN_PROCESS_VENUE_URL,
+    transport: createInProcessHttpTransport({ dispatch: service.dispatch, clock, origin, latency, pending }),
+    createSocket: inProcessSocketFactory({ hub: service.relayWs, clock, origin: origin.replace(/^http/, 'ws'), delay: latency.relay, pending }),
+    start: () => service.start(),
+    stop: () => service.stop(),
+  };
+}

@@ -1,0 +1,62 @@
+/**
+ * Drives work on a VirtualClock: lets every promise continuation run, then jumps the clock to the
+ * next scheduled action, and again, until the work settles. Nothing waits on wall time, so an hour
+ * of trading takes as long as its computations.
+ *
+ * What makes it deterministic: on virtual time nothing on the trading path does real I/O or uses
+ * wall-clock timers (the architecture test bans them; the journal writes synchronously), so every
+ * continuation is a microtask. One `setImmediate` turn drains them all; then the clock's queue is
+ * exactly what is left to happen, in a fixed order. Two things can take event-loop turns all the
+ * same: a module loaded lazily on first use (the clock does not move while a file-system request is
+ * in flight, and `warmUpLazyImports` loads the known ones before the clock starts), and viem's
+ * signature recovery in the venue, which imports its curve code on every call (a module loader may
+ * answer that on another thread): the venue's work under way is `busy`, and the clock waits for it.
+ */
+import { recoverMessageAddress } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { BaseError } from '../core/base-error.ts';
+import type { VirtualClock } from '../core/virtual-clock.ts';
+
+/** One turn of the event loop: every microtask queued before it has run. */
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** True while a file-system request is in flight (a lazily loaded module being read). */
+const fileSystemBusy = () => process.getActiveResourcesInfo().some((resource) => resource.startsWith('FSReq') || resource.startsWith('FileHandle'));
+
+/** Loads what the trading path imports lazily on first use, so it is not read from disk mid-run. */
+export async function warmUpLazyImports(): Promise<void> {
+  const account = privateKeyToAccount(`0x${'11'.repeat(32)}`);
+  const message = 'warm-up';
+  await recoverMessageAddress({ message, signature: await account.signMessage({ message }) });
+}
+
+/**
+ * Runs `work` to completion on `clock`, advancing the clock from one scheduled action to the next
+ * while the work waits. Rejects with the work's error, or VIRTUAL_CLOCK_STALLED when the work waits
+ * and nothing is scheduled (it could never finish).
+ *
+ * @example
+ * const clock = new VirtualClock(Date.UTC(2026, 0, 1));
+ * const summary = await runOnVirtualClock(clock, () => runBot(io, { file, clock }));
+ */
+export async function runOnVirtualClock<T>(clock: VirtualClock, work: () => Promise<T>, options: { readonly busy?: () => boolean } = {}): Promise<T> {
+  const busy = options.busy ?? (() => false);
+  let settled = false;
+  const done = work().finally(() => {
+    settled = true;
+  });
+  // The outcome is read through `done` below; this keeps an early rejection from being reported unhandled.
+  done.catch(() => undefined);
+  for (;;) {
+    await turn();
+    while (fileSystemBusy() || busy()) await turn();
+    if (settled) return done;
+    const next = clock.nextDueTime();
+    if (next === undefined) {
+      throw new BaseError('VIRTUAL_CLOCK_STALLED', `the run waits at ${new Date(clock.now()).toISOString()} but nothing is scheduled on the virtual clock`, {
+        details: { nowMs: clock.now() },
+      });
+    }
+    clock.advanceTo(Math.max(next, clock.now()));
+  }
+}
