@@ -9,7 +9,7 @@ import type { Address } from '../src/protocol/encoding.ts';
 import { MAKER_SLOTS } from '../src/protocol/constants.ts';
 import type { OrderIntent } from '../src/protocol/intent-types.ts';
 import { MatchingEngine, type BatchResult } from '../src/venue/matching-engine.ts';
-import type { MarketSpec } from '../src/venue/market-spec.ts';
+import type { MarketSpec } from '../src/protocol/market-spec.ts';
 import type { Benchmark } from './harness.ts';
 
 const hex = (n: number): Address => `0x${n.toString(16).padStart(40, '0')}`;

@@ -191,7 +191,7 @@ export {
 export { priceAtOffset, priceOnTick } from './strategy/tick-price.ts';
 
 // the local simulated venue
-export { createMarketSpec, type MarketSpec, type TokenSpec } from './venue/market-spec.ts';
+export { createMarketSpec, type MarketSpec, type TokenSpec } from './protocol/market-spec.ts';
 export { createSimVenue } from './venue/create-sim-venue.ts';
 export { createSimServer, type SimServer } from './sim/sim-server.ts';
 

@@ -26,6 +26,20 @@ function code(path: string): string {
 
 const layerOf = (path: string) => relative(src, path).split('/')[0]!;
 
+/** Every relative module a file imports: static `from '…'` (values and types) and dynamic `import('…')`. */
+function importsIn(text: string): string[] {
+  return [...text.matchAll(/(?:from\s+|import\(\s*)'(\.\.?\/[^']+)'/g)].map((match) => match[1]!);
+}
+
+/** The layer of a relative import of `path` (undefined outside src/'s layers). */
+function targetLayer(path: string, specifier: string): string | undefined {
+  const target = relative(src, join(path, '..', specifier)).split('/')[0]!;
+  return LAYERS.includes(target) ? target : undefined;
+}
+
+/** The trading path: what runs the same live, on the local venue and in a backtest. It never reaches into the venue model or its network face. */
+const TRADING_PATH = ['core', 'protocol', 'config', 'clients', 'market', 'strategy', 'execution'];
+
 describe('architecture', () => {
   const sources = files(src).filter((path) => path !== join(src, 'index.ts'));
 
@@ -36,12 +50,25 @@ describe('architecture', () => {
   it('imports only from the same or lower layers', () => {
     for (const path of sources) {
       const own = LAYERS.indexOf(layerOf(path));
-      for (const match of code(path).matchAll(/from '(\.\.?\/[^']+)'/g)) {
-        const target = relative(src, join(path, '..', match[1]!)).split('/')[0]!;
-        if (!LAYERS.includes(target)) continue;
-        expect(LAYERS.indexOf(target), `${relative(src, path)} imports ${match[1]}`).toBeLessThanOrEqual(own);
+      for (const specifier of importsIn(code(path))) {
+        const target = targetLayer(path, specifier);
+        if (target === undefined) continue;
+        expect(LAYERS.indexOf(target), `${relative(src, path)} imports ${specifier}`).toBeLessThanOrEqual(own);
       }
     }
+  });
+
+  it('keeps the trading path off the venue model and the simulator (statically or through import())', () => {
+    for (const path of sources.filter((file) => TRADING_PATH.includes(layerOf(file)))) {
+      for (const specifier of importsIn(code(path))) expect(['venue', 'sim'], `${relative(src, path)} imports ${specifier}`).not.toContain(targetLayer(path, specifier));
+    }
+  });
+
+  it('sees dynamic imports and type-only imports', () => {
+    const sample = join(src, 'strategy', 'sample.ts');
+    const text = "import type { A } from '../venue/a.ts';\nconst b = await import('../sim/b.ts');\ntype C = import('../venue/c.ts').C;";
+    const found = importsIn(text).map((specifier) => targetLayer(sample, specifier));
+    expect(found).toEqual(['venue', 'sim', 'venue']);
   });
 
   it('never casts an error code: the compiler checks every code passed to BaseError against the table', () => {

@@ -17,7 +17,7 @@ import { signAuthorization7702 } from '../protocol/eip7702.ts';
 import type { Address, Hex } from '../protocol/encoding.ts';
 import type { Authorization7702, AuthorizeAccountSignerIntent } from '../protocol/intent-types.ts';
 import { signAuthorizeAccountSigner } from '../protocol/intent-signing.ts';
-import type { MarketSpec } from '../venue/market-spec.ts';
+import type { MarketSpec } from '../protocol/market-spec.ts';
 import { describeCall, parseBody } from '../clients/response-body.ts';
 import { DEFAULT_RETRY_POLICY, NO_RETRY } from '../clients/retry-policy.ts';
 import { sendRequest, type ClientContext } from '../clients/send-request.ts';

@@ -20,7 +20,7 @@
  * mark-to-market change of the account. Fees are kept apart (gross PnL); the portfolio reports
  * them next to it.
  */
-import { quoteRaw, type AmountScale } from '../venue/market-spec.ts';
+import { quoteRaw, type AmountScale } from '../protocol/market-spec.ts';
 import type { OrderSide } from '../protocol/constants.ts';
 
 export interface CostPosition {

@@ -15,7 +15,7 @@ import type { Address } from '../protocol/encoding.ts';
 import type { IntentSigner } from '../protocol/intent-signing.ts';
 import type { Intent } from '../strategy/intents.ts';
 import type { OwnFill, OwnMarketState } from '../strategy/strategy-context.ts';
-import type { MarketSpec } from '../venue/market-spec.ts';
+import type { MarketSpec } from '../protocol/market-spec.ts';
 import type { ActiveOrder, OrderEvent } from '../protocol/user-data.ts';
 import type { JournalFs } from './journal.ts';
 import type { KillSwitch } from './kill-switch.ts';

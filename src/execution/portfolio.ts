@@ -52,7 +52,7 @@ import { MAKER_SLOTS, type OrderSide, type TimeInForce } from '../protocol/const
 import type { Address, Hex } from '../protocol/encoding.ts';
 import type { ActiveOrder, OrderEvent } from '../protocol/user-data.ts';
 import type { Intent } from '../strategy/intents.ts';
-import { amountScale, baseRaw, feeRaw, quoteRaw, type AmountScale, type MarketSpec } from '../venue/market-spec.ts';
+import { amountScale, baseRaw, feeRaw, quoteRaw, type AmountScale, type MarketSpec } from '../protocol/market-spec.ts';
 import { applyFill, FLAT_POSITION, unrealizedPnl, type CostPosition } from './average-cost.ts';
 import { blankRecord, minDefined, movesSlots, replaySlots, type CancelTarget, type NewOrder, type OrderRecord, type Placement } from './slot-replay.ts';
 

@@ -31,7 +31,7 @@ import type { OrderSide, TimeInForce } from '../protocol/constants.ts';
 import type { Address } from '../protocol/encoding.ts';
 import { intentMarket } from '../strategy/intent-problems.ts';
 import { isRiskReducing, type Intent } from '../strategy/intents.ts';
-import { amountScale, quoteRaw, type AmountScale, type MarketSpec } from '../venue/market-spec.ts';
+import { amountScale, quoteRaw, type AmountScale, type MarketSpec } from '../protocol/market-spec.ts';
 import type { KillSwitchTrip } from './kill-switch.ts';
 import type { MarketState } from './portfolio.ts';
 

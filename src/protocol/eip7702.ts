@@ -7,7 +7,8 @@
  * The wire form is `{authority, chainId, delegate, nonce, yParity, r, s}` (`Authorization7702`),
  * `authority` = the envelope `wallet`, r and s exactly 32 bytes of lowercase hex, s low.
  */
-import { concatHex, keccak256, recoverAddress, toRlp, type LocalAccount } from 'viem';
+import { concatHex, keccak256, toRlp, type LocalAccount } from 'viem';
+import { recoverDigestAddress } from './recover-address.ts';
 import { BaseError } from '../core/base-error.ts';
 import { UINT256_MAX, UINT64_MAX, assertInRange } from '../core/units.ts';
 import { toHexBytes, type Address, type Hex } from './encoding.ts';
@@ -110,8 +111,7 @@ export async function recoverAuthorization7702Authority(authorization: Authoriza
   const s = parseScalar(authorization.s, 's', true);
   assertCanonicalScalars(r.value, s.value, `${r.hex}${s.hex.slice(2)}`);
   const hash = hashAuthorization7702(authorization);
-  const address = await recoverAddress({ hash, signature: { r: r.hex, s: s.hex, yParity } });
-  return address.toLowerCase() as Address;
+  return recoverDigestAddress(hash, { r: r.hex, s: s.hex, yParity });
 }
 
 /** Throws PROTOCOL_SIGNATURE_INVALID unless the authorization is canonical and recovers to its `authority`. */

@@ -7,7 +7,7 @@
  * chain's `ecrecover`-based verifiers and the relay require. Whatever a signer returns is
  * normalised to that form (v 0/1 -> 27/28, lowercase) or refused (high-s, bad length).
  */
-import { hashTypedData, recoverAddress, type LocalAccount, type TypedData, type TypedDataDefinition } from 'viem';
+import { hashTypedData, type LocalAccount, type TypedData, type TypedDataDefinition } from 'viem';
 import { BaseError } from '../core/base-error.ts';
 import { UINT256_MAX, UINT32_MAX, UINT40_MAX, UINT64_MAX, assertInRange } from '../core/units.ts';
 import type { Address, Hex } from './encoding.ts';
@@ -23,6 +23,7 @@ import {
   type ReplaceBySlotIntentTypes,
   type TradingWalletDomain,
 } from './eip712-types.ts';
+import { recoverDigestAddress } from './recover-address.ts';
 import { eip712Digest, hashStaticStruct, typeHash } from './eip712-hasher.ts';
 import { hashCancelSlotIdxs, hashCancelSlotIdxsBytes, hashExpectedOrderIds, hashExpectedOrderIdsBytes, hashOrders, hashOrdersBytes, hashPackedOps } from './intent-hashes.ts';
 import type {
@@ -134,7 +135,7 @@ export async function recoverTypedDataSigner<const T extends TypedData | Record<
 ): Promise<Address> {
   const signature = assertCanonicalSignature(parameters.signature);
   const digest = typedDataDigest(parameters.typedData);
-  return (await recoverAddress({ hash: digest, signature })).toLowerCase() as Address;
+  return recoverDigestAddress(digest, signature);
 }
 
 /**
@@ -341,7 +342,7 @@ async function signIntent(signer: IntentSigner, digest: Hex, typedData: () => An
 }
 
 async function recoverDigestSigner(digest: Hex, signature: string): Promise<Address> {
-  return (await recoverAddress({ hash: digest, signature: assertCanonicalSignature(signature) })).toLowerCase() as Address;
+  return recoverDigestAddress(digest, assertCanonicalSignature(signature));
 }
 
 // ---- sign and recover, per intent ------------------------------------------------------------

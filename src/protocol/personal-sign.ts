@@ -6,7 +6,8 @@
  * text: sign the exact `message`). Raw bytes are passed as `{ raw: '0x…' }`. Wallets such as
  * MetaMask decide by the look of the string instead; this module never guesses.
  */
-import { hashMessage, recoverAddress, type LocalAccount, type SignableMessage } from 'viem';
+import { hashMessage, type LocalAccount, type SignableMessage } from 'viem';
+import { recoverDigestAddress } from './recover-address.ts';
 import { BaseError } from '../core/base-error.ts';
 import type { Address, Hex } from './encoding.ts';
 import { assertCanonicalSignature, normalizeSignature } from './intent-signing.ts';
@@ -62,8 +63,7 @@ export interface RecoverPersonalSignParameters extends PersonalSignParameters {
  */
 export async function recoverPersonalSignSigner(parameters: RecoverPersonalSignParameters): Promise<Address> {
   const signature = assertCanonicalSignature(parameters.signature);
-  const address = await recoverAddress({ hash: personalSignHash(parameters.message), signature });
-  return address.toLowerCase() as Address;
+  return recoverDigestAddress(personalSignHash(parameters.message), signature);
 }
 
 /** Throws PROTOCOL_SIGNATURE_INVALID unless `signature` is canonical and recovers to `signer`. */

@@ -1,9 +1,8 @@
 /**
- * Work of the in-process venue that is under way and not on the clock: a submission whose signature
- * is being recovered, a sign-in being verified. Signature recovery goes through a lazily imported
- * module (viem's `recoverPublicKey`), which under a module loader can take event-loop turns; the
- * virtual driver does not move the clock while any of it is pending, so when it finishes does not
- * depend on how fast the machine is.
+ * Work of the in-process venue that is under way and not on the clock: an HTTP request or a relay
+ * frame being handled (asynchronous where the venue awaits, e.g. a submission queued behind
+ * another). The virtual driver does not move the clock while any of it is pending, so when an
+ * answer is ready never depends on how many event-loop turns its handling took.
  */
 export interface PendingWork {
   /** Counts `work` as pending until it settles; returns it. */

@@ -11,7 +11,7 @@ import type { Address } from '../protocol/encoding.ts';
 import type { EngineStats, IntentReport } from '../execution/execution-engine.ts';
 import { applyFill, FLAT_POSITION, unrealizedPnl, type CostPosition } from '../execution/average-cost.ts';
 import type { OwnFill, OwnMarketState } from '../strategy/strategy-context.ts';
-import { amountScale, quoteRaw, type MarketSpec } from '../venue/market-spec.ts';
+import { amountScale, quoteRaw, type MarketSpec } from '../protocol/market-spec.ts';
 
 /** The engine's streams the tracker reads. */
 export interface TrackedEngine {

@@ -6,14 +6,11 @@
  * What makes it deterministic: on virtual time nothing on the trading path does real I/O or uses
  * wall-clock timers (the architecture test bans them; the journal writes synchronously), so every
  * continuation is a microtask. One `setImmediate` turn drains them all; then the clock's queue is
- * exactly what is left to happen, in a fixed order. Two things can take event-loop turns all the
- * same: a module loaded lazily on first use (the clock does not move while a file-system request is
- * in flight, and `warmUpLazyImports` loads the known ones before the clock starts), and viem's
- * signature recovery in the venue, which imports its curve code on every call (a module loader may
- * answer that on another thread): the venue's work under way is `busy`, and the clock waits for it.
+ * exactly what is left to happen, in a fixed order. Should something still take event-loop turns
+ * (a module a library loads lazily on first use, work of the in-process venue under way that its
+ * owner reports as `busy`), the clock does not move until it is done: while a file-system request is
+ * in flight, or while `busy()` says so.
  */
-import { recoverMessageAddress } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
 import { BaseError } from '../core/base-error.ts';
 import type { VirtualClock } from '../core/virtual-clock.ts';
 
@@ -22,13 +19,6 @@ const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** True while a file-system request is in flight (a lazily loaded module being read). */
 const fileSystemBusy = () => process.getActiveResourcesInfo().some((resource) => resource.startsWith('FSReq') || resource.startsWith('FileHandle'));
-
-/** Loads what the trading path imports lazily on first use, so it is not read from disk mid-run. */
-export async function warmUpLazyImports(): Promise<void> {
-  const account = privateKeyToAccount(`0x${'11'.repeat(32)}`);
-  const message = 'warm-up';
-  await recoverMessageAddress({ message, signature: await account.signMessage({ message }) });
-}
 
 /**
  * Runs `work` to completion on `clock`, advancing the clock from one scheduled action to the next

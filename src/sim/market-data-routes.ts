@@ -18,7 +18,7 @@ import {
   tickerQuerySchema,
   tradesQuerySchema,
 } from '../protocol/market-data.ts';
-import type { MarketSpec } from '../venue/market-spec.ts';
+import type { MarketSpec } from '../protocol/market-spec.ts';
 import type { SimVenue } from '../venue/sim-venue.ts';
 import type { SimFailure, SimRequest, SimResponse, SimRoute } from './http-types.ts';
 import { firstQueryValues } from './query-values.ts';

@@ -7,7 +7,7 @@ import { MAX_PRICE_UNITS, UINT32_MAX } from '../core/units.ts';
 import { MAKER_SLOTS, MAX_ARRAY_ITEMS } from '../protocol/constants.ts';
 import type { Address } from '../protocol/encoding.ts';
 import { encodePackedOpsToBytes } from '../protocol/packed-ops.ts';
-import type { MarketSpec } from '../venue/market-spec.ts';
+import type { MarketSpec } from '../protocol/market-spec.ts';
 import type { Intent } from './intents.ts';
 
 /** The slots an intent binds to order ids, in the order of its `expectedOrderIds`. */

@@ -29,7 +29,7 @@ import { Decimal } from '../core/decimal.ts';
 import { MAX_PRICE_UNITS } from '../core/units.ts';
 import { MAKER_SLOTS, type OrderSide } from '../protocol/constants.ts';
 import type { PackedOp } from '../protocol/packed-ops.ts';
-import type { MarketSpec } from '../venue/market-spec.ts';
+import type { MarketSpec } from '../protocol/market-spec.ts';
 import type { OrderRequest, PlaceAndCancel, ReplaceSlots } from './intents.ts';
 import type { OwnMarketState, OwnOrder } from './strategy-context.ts';
 

@@ -11,7 +11,7 @@ import type { RandomSource } from '../core/random.ts';
 import type { OrderSide } from '../protocol/constants.ts';
 import type { Address, Hex } from '../protocol/encoding.ts';
 import type { MarketFeed } from '../market/create-market-feed.ts';
-import type { MarketSpec } from '../venue/market-spec.ts';
+import type { MarketSpec } from '../protocol/market-spec.ts';
 
 /** A live order of the strategy's account (live = its placement was CONFIRMED). */
 export interface OwnOrder {

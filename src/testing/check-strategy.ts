@@ -9,7 +9,7 @@ import type { z } from 'zod';
 import type { Intent } from '../strategy/intents.ts';
 import type { StrategyDefinition } from '../strategy/define-strategy.ts';
 import type { OwnFill, OwnMarketState } from '../strategy/strategy-context.ts';
-import type { MarketSpec } from '../venue/market-spec.ts';
+import type { MarketSpec } from '../protocol/market-spec.ts';
 import type { ScriptedAmount, ScriptedBook, ScriptedTrade } from './scripted-market.ts';
 import type { InvalidIntent, RevertedIntent, TimedIntent, TimedState } from './simulated-account.ts';
 import { createStrategyHarness, type HarnessMarket, type HarnessStep, type StrategyHarnessOptions } from './strategy-harness.ts';

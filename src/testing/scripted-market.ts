@@ -10,7 +10,7 @@ import type { FeedHealth } from '../market/feed-health.ts';
 import { OrderBook, type BookLevel, type OrderBookView } from '../market/order-book-model.ts';
 import type { UnitTrade } from '../market/unit-trade.ts';
 import type { StrategyMarket } from '../strategy/strategy-context.ts';
-import type { MarketSpec } from '../venue/market-spec.ts';
+import type { MarketSpec } from '../protocol/market-spec.ts';
 
 /** Units as a bigint, or a human decimal string converted exactly at the market's precision. */
 export type ScriptedAmount = bigint | string;

@@ -26,7 +26,7 @@ import { encodePackedOpsToBytes } from '../protocol/packed-ops.ts';
 import type { BookLevel, OrderBookView } from '../market/order-book-model.ts';
 import type { Intent, OrderRequest } from '../strategy/intents.ts';
 import type { OwnFill, OwnMarketState, OwnOrder } from '../strategy/strategy-context.ts';
-import { amountScale, feeRaw, quoteRaw, type AmountScale, type MarketSpec } from '../venue/market-spec.ts';
+import { amountScale, feeRaw, quoteRaw, type AmountScale, type MarketSpec } from '../protocol/market-spec.ts';
 
 /** An order resting in a slot at the start. */
 export interface InitialOrder {

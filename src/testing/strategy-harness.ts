@@ -14,7 +14,7 @@ import type { Address } from '../protocol/encoding.ts';
 import type { StrategyDefinition } from '../strategy/define-strategy.ts';
 import type { Intent } from '../strategy/intents.ts';
 import type { OwnFill, OwnMarketState, StrategyContext, StrategyMarket } from '../strategy/strategy-context.ts';
-import type { MarketSpec } from '../venue/market-spec.ts';
+import type { MarketSpec } from '../protocol/market-spec.ts';
 import { boundSlots, intentMarket, intentProblems } from '../strategy/intent-problems.ts';
 import { ScriptedMarketFeed, sizeUnits, type ScriptedAmount, type ScriptedBook, type ScriptedTrade } from './scripted-market.ts';
 import {

@@ -33,7 +33,7 @@ import type { SimFlowConfig } from '../config/sim-config.ts';
 import { MAKER_SLOTS, type OrderSide } from '../protocol/constants.ts';
 import type { Address } from '../protocol/encoding.ts';
 import type { OrderIntent } from '../protocol/intent-types.ts';
-import { amountScale, baseRaw, feeRaw, quoteRaw, type AmountScale, type MarketSpec } from './market-spec.ts';
+import { amountScale, baseRaw, feeRaw, quoteRaw, type AmountScale, type MarketSpec } from '../protocol/market-spec.ts';
 
 // ---- the port --------------------------------------------------------------------------------
 

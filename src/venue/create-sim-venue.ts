@@ -19,7 +19,7 @@ import { MarketHistory, type TopLevel } from './market-history.ts';
 import { MatchingEngine } from './matching-engine.ts';
 import type { DepthSnapshot } from './order-book.ts';
 import { OrderHistory, type LogContext } from './order-history.ts';
-import type { MarketSpec } from './market-spec.ts';
+import type { MarketSpec } from '../protocol/market-spec.ts';
 import { startBackgroundFlow, type BackgroundFlow } from './background-flow.ts';
 import { computeQuote, engineQuoteBooks } from './quote-engine.ts';
 import { RelayExecutor } from './relay-executor.ts';

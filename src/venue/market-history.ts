@@ -22,7 +22,7 @@ import { KLINE_INTERVAL_MS, type OrderSide } from '../protocol/constants.ts';
 import type { Address } from '../protocol/encoding.ts';
 import type { Kline, Ticker24hr, Trade } from '../protocol/market-data.ts';
 import { invariantBroken } from './invariant.ts';
-import type { MarketSpec } from './market-spec.ts';
+import type { MarketSpec } from '../protocol/market-spec.ts';
 import type { KlinesParameters } from './sim-venue.ts';
 import type { OrderFilled } from './venue-events.ts';
 

@@ -47,7 +47,7 @@ import {
 import type { OrderIntent } from '../protocol/intent-types.ts';
 import { Account, Accounts, type MakerSlots, type TokenBalance } from './accounts.ts';
 import { invariantBroken } from './invariant.ts';
-import { amountScale, baseRaw, createMarketSpec, feeRaw, quoteRaw, type AmountScale, type MarketSpec } from './market-spec.ts';
+import { amountScale, baseRaw, createMarketSpec, feeRaw, quoteRaw, type AmountScale, type MarketSpec } from '../protocol/market-spec.ts';
 import { OrderBook, type BookSide, type DepthSnapshot, type PriceLevel } from './order-book.ts';
 import { VenueOrder, type RestingOrder } from './resting-order.ts';
 import type { PackedOp } from '../protocol/packed-ops.ts';

@@ -17,7 +17,7 @@ import { ORDER_EVENT_TYPES, type OrderEventType } from '../protocol/constants.ts
 import type { Address, Hex } from '../protocol/encoding.ts';
 import type { ActiveOrder, EventToken, OrderEvent, OrderEventsQuery } from '../protocol/user-data.ts';
 import { invariantBroken } from './invariant.ts';
-import { amountScale, baseRaw, type AmountScale, type MarketSpec } from './market-spec.ts';
+import { amountScale, baseRaw, type AmountScale, type MarketSpec } from '../protocol/market-spec.ts';
 import type { RestingOrder } from './resting-order.ts';
 import type { VenueEvent } from './venue-events.ts';
 

@@ -24,7 +24,7 @@
 import type { Address } from '../protocol/encoding.ts';
 import type { OrderSide } from '../protocol/constants.ts';
 import type { QuoteRequest, QuoteResponse } from '../protocol/quote.ts';
-import { amountScale, baseRaw, feeRaw, quoteRaw, type AmountScale, type MarketSpec } from './market-spec.ts';
+import { amountScale, baseRaw, feeRaw, quoteRaw, type AmountScale, type MarketSpec } from '../protocol/market-spec.ts';
 import type { MatchingEngine } from './matching-engine.ts';
 
 /** One entry of a book side: a resting order (exact) or an aggregated level. */

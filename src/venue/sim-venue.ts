@@ -17,7 +17,7 @@ import type { RelayCall } from '../protocol/relay-request.ts';
 import type { ActiveOrder, OrderEvent, OrderEventsQuery } from '../protocol/user-data.ts';
 import type { QuoteRequest, QuoteResponse } from '../protocol/quote.ts';
 import type { Token } from '../protocol/tokens.ts';
-import type { MarketSpec, TokenSpec } from './market-spec.ts';
+import type { MarketSpec, TokenSpec } from '../protocol/market-spec.ts';
 import type { RestingOrder } from './resting-order.ts';
 
 /** What `GET /sim/info` shows: chain, contracts, markets and tokens (every parameter). */

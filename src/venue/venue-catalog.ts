@@ -19,7 +19,7 @@ import type { SimConfig } from '../config/sim-config.ts';
 import type { Address } from '../protocol/encoding.ts';
 import type { ExchangeSymbol } from '../protocol/market-data.ts';
 import type { Token } from '../protocol/tokens.ts';
-import { createMarketSpec, type MarketSpec, type TokenSpec } from './market-spec.ts';
+import { createMarketSpec, type MarketSpec, type TokenSpec } from '../protocol/market-spec.ts';
 
 export interface VenueCatalog {
   readonly tokens: readonly TokenSpec[];

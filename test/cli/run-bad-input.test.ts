@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli-harness.ts';
-import { hasStackTrace, runLines, summaryCounts, workspace, type Workspace } from './run-harness.ts';
+import { hasStackTrace, restingThen, runLines, summaryCounts, workspace, type Workspace } from './run-harness.ts';
 
 let ws: Workspace;
 let sim: string;
@@ -14,26 +14,6 @@ beforeAll(() => {
   sim = ws.simConfig();
 });
 afterAll(() => ws.remove());
-
-/** One resting post-only buy 100 bp under the first mid, then `after` (an rxjs expression of `ctx`). */
-const restingThen = (after: string) => `
-import { concat, map, take, timer, mergeMap, throwError, NEVER } from 'rxjs';
-import { defineStrategy, priceAtOffset, z } from 'clobbot';
-export default defineStrategy({
-  name: 'resting-then',
-  params: z.strictObject({}),
-  create: (ctx) => {
-    const market = [...ctx.markets.values()][0];
-    return concat(
-      market.feed.mid$.pipe(take(1), map((mid) => ({
-        type: 'PlaceAndCancel', market: market.spec.address, purpose: 'test', cancelSlots: [],
-        orders: [{ side: 'BUY', price: priceAtOffset(mid, 100, 'BUY', market.spec.tickSize), size: 50000n, tif: 'GTC', executionInstruction: 'POST_ONLY', minSizeAfterBlock: 0n }],
-      }))),
-      ${after},
-    );
-  },
-});
-`;
 
 function runFileFor(name: string, module: string, extra: readonly string[] = [], duration = '4s', strategyFields = ''): string {
   return ws.runFile(`${name}.yaml`, [...runLines({ simConfig: sim, duration, extra }), 'strategies:', `  - { name: ${name}, module: ${module}, markets: [MON_USDC]${strategyFields} }`]);

@@ -85,3 +85,24 @@ export function summaryCounts(stdout: string, symbol = 'MON_USDC'): { placed: nu
 export function hasStackTrace(text: string): boolean {
   return /\n\s+at [^\n]+:\d+:\d+/.test(text);
 }
+
+/** One resting post-only buy 100 bp under the first mid, then `after` (an rxjs expression of `ctx`). */
+export const restingThen = (after: string) => `
+import { concat, map, take, timer, mergeMap, throwError, NEVER } from 'rxjs';
+import { defineStrategy, priceAtOffset, z } from 'clobbot';
+export default defineStrategy({
+  name: 'resting-then',
+  params: z.strictObject({}),
+  create: (ctx) => {
+    const market = [...ctx.markets.values()][0];
+    return concat(
+      market.feed.mid$.pipe(take(1), map((mid) => ({
+        type: 'PlaceAndCancel', market: market.spec.address, purpose: 'test', cancelSlots: [],
+        orders: [{ side: 'BUY', price: priceAtOffset(mid, 100, 'BUY', market.spec.tickSize), size: 50000n, tif: 'GTC', executionInstruction: 'POST_ONLY', minSizeAfterBlock: 0n }],
+      }))),
+      ${after},
+    );
+  },
+});
+`;
+

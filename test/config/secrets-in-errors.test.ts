@@ -49,7 +49,7 @@ describe('secrets never appear in config errors', () => {
         `${file}:4:18 wallet.privateKeyEnv: this is a key, not a variable name: never write a private key in the run file: set privateKeyEnv to the NAME of an environment variable that holds it, or privateKeyFile to a file that holds it`,
         `${file}:14:16 risk.maxPosition: expected a non-negative decimal amount such as "1500.25", got a string`,
         `${file}:18:10 logging.level: expected one of trace, debug, info, warn, error, fatal, silent`,
-        `${file}:19:1 colour: unknown key (allowed here: network, allowMainnet, venueUrl, simConfig, hosts, tradingWalletDomainVersion, wallet, account, markets, strategies, risk, engine, logging, metrics, duration)`,
+        `${file}:19:1 colour: unknown key (allowed here: network, allowMainnet, venueUrl, simConfig, hosts, tradingWalletDomainVersion, wallet, account, markets, strategies, risk, engine, logging, metrics, duration, virtual)`,
         `${file}: invalid run file (5 problems)`,
       ]);
       expectNoSecret(result.stdout + result.stderr);

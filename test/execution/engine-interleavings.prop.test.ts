@@ -31,7 +31,7 @@ import { nodeJournalFs } from '../../src/execution/journal.ts';
 import type { MarketState } from '../../src/execution/portfolio.ts';
 import type { Address } from '../../src/protocol/encoding.ts';
 import type { Intent } from '../../src/strategy/intents.ts';
-import type { MarketSpec } from '../../src/venue/market-spec.ts';
+import type { MarketSpec } from '../../src/protocol/market-spec.ts';
 import { createVenueCatalog } from '../../src/venue/venue-catalog.ts';
 import { simYaml } from '../sim/relay-harness.ts';
 import { auditJournal, buy, logLevel, recordingJournalFs, TEST_RISK, tempJournalDir } from './engine-support.ts';

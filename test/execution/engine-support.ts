@@ -32,7 +32,7 @@ import { createFailoverTransport, createRestRelayTransport, createWsRelayTranspo
 import type { Address, Hex } from '../../src/protocol/encoding.ts';
 import type { OrderEvent } from '../../src/protocol/user-data.ts';
 import type { Intent, OrderRequest } from '../../src/strategy/intents.ts';
-import type { MarketSpec } from '../../src/venue/market-spec.ts';
+import type { MarketSpec } from '../../src/protocol/market-spec.ts';
 import { createSimServer } from '../../src/sim/sim-server.ts';
 import { lower, onboard, OWNER, postJson, simYaml, WALLET, type TestVenue } from '../sim/relay-harness.ts';
 

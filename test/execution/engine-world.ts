@@ -21,7 +21,7 @@ import { MAKER_SLOTS, RELAY_PENDING_OUTCOME_LIMIT } from '../../src/protocol/con
 import type { Address, Hex } from '../../src/protocol/encoding.ts';
 import type { RelayRestRequest } from '../../src/protocol/relay-request.ts';
 import { activeOrderSchema, orderEventSchema, type ActiveOrder, type OrderEvent } from '../../src/protocol/user-data.ts';
-import type { MarketSpec } from '../../src/venue/market-spec.ts';
+import type { MarketSpec } from '../../src/protocol/market-spec.ts';
 
 interface ChainOrder {
   readonly id: bigint;

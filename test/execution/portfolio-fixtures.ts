@@ -6,7 +6,7 @@
 import type { Hex } from '../../src/protocol/encoding.ts';
 import type { OrderSide } from '../../src/protocol/constants.ts';
 import { orderEventSchema, orderEventsQuerySchema, type OrderEvent } from '../../src/protocol/user-data.ts';
-import { amountScale, baseRaw, type MarketSpec } from '../../src/venue/market-spec.ts';
+import { amountScale, baseRaw, type MarketSpec } from '../../src/protocol/market-spec.ts';
 import { MatchingEngine, type BatchResult } from '../../src/venue/matching-engine.ts';
 import { OrderHistory } from '../../src/venue/order-history.ts';
 import { address, monUsdc } from '../venue/fixtures.ts';

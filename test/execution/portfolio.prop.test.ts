@@ -20,7 +20,7 @@ import type { Hex } from '../../src/protocol/encoding.ts';
 import type { PackedOp } from '../../src/protocol/packed-ops.ts';
 import type { OrderEvent } from '../../src/protocol/user-data.ts';
 import type { Intent, OrderRequest } from '../../src/strategy/intents.ts';
-import { amountScale, quoteRaw } from '../../src/venue/market-spec.ts';
+import { amountScale, quoteRaw } from '../../src/protocol/market-spec.ts';
 import { canceled, created, monUsdc, T0, trade, tx, VenueHarness } from './portfolio-fixtures.ts';
 
 const SEED = Number(process.env.PORTFOLIO_PROP_SEED ?? 20_250_106);

@@ -5,7 +5,7 @@ import { VirtualClock } from '../../src/core/virtual-clock.ts';
 import { createPortfolio, fillKey, type Fill, type MarketState } from '../../src/execution/portfolio.ts';
 import { orderEventSchema, type ActiveOrder } from '../../src/protocol/user-data.ts';
 import type { OrderRequest, PlaceAndCancel, ReplaceSlots } from '../../src/strategy/intents.ts';
-import { amountScale, quoteRaw } from '../../src/venue/market-spec.ts';
+import { amountScale, quoteRaw } from '../../src/protocol/market-spec.ts';
 import { canceled, created, monUsdc, OWNER, T0, trade, tx, VenueHarness, wethUsdc } from './portfolio-fixtures.ts';
 import { order as venueOrder } from '../venue/fixtures.ts';
 

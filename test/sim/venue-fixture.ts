@@ -10,7 +10,7 @@ import { simConfigSchema, type SimConfig } from '../../src/config/sim-config.ts'
 import type { Address } from '../../src/protocol/encoding.ts';
 import type { OrderIntent } from '../../src/protocol/intent-types.ts';
 import { createSimVenue } from '../../src/venue/create-sim-venue.ts';
-import type { MarketSpec } from '../../src/venue/market-spec.ts';
+import type { MarketSpec } from '../../src/protocol/market-spec.ts';
 import type { SimVenueModel } from '../../src/venue/sim-venue.ts';
 
 /** 2024-08-08T00:00:00Z */

@@ -20,7 +20,7 @@ import {
   type FlowRestingOrder,
   type FlowVenue,
 } from '../../src/venue/background-flow.ts';
-import type { MarketSpec } from '../../src/venue/market-spec.ts';
+import type { MarketSpec } from '../../src/protocol/market-spec.ts';
 import { MatchingEngine } from '../../src/venue/matching-engine.ts';
 
 const START = Date.UTC(2025, 0, 1);

@@ -2,7 +2,7 @@
 import { UINT64_MAX } from '../../src/core/units.ts';
 import type { Address } from '../../src/protocol/encoding.ts';
 import type { OrderIntent } from '../../src/protocol/intent-types.ts';
-import type { MarketSpec } from '../../src/venue/market-spec.ts';
+import type { MarketSpec } from '../../src/protocol/market-spec.ts';
 import { MatchingEngine, type BatchResult } from '../../src/venue/matching-engine.ts';
 import type { VenueEvent } from '../../src/venue/venue-events.ts';
 

@@ -12,7 +12,7 @@ import type { Address } from '../../src/protocol/encoding.ts';
 import type { OrderIntent } from '../../src/protocol/intent-types.ts';
 import type { TimeInForce } from '../../src/protocol/constants.ts';
 import { MatchingEngine, type BatchResult } from '../../src/venue/matching-engine.ts';
-import type { MarketSpec } from '../../src/venue/market-spec.ts';
+import type { MarketSpec } from '../../src/protocol/market-spec.ts';
 import type { PackedOp } from '../../src/protocol/packed-ops.ts';
 import type { VenueEvent } from '../../src/venue/venue-events.ts';
 import { EMPTY, address, monUsdc, venueSnapshot, wethUsdc } from './fixtures.ts';

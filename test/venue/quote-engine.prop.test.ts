@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Address } from '../../src/protocol/encoding.ts';
 import { quoteRequestSchema, quoteResponseSchema, type QuoteRequestInput, type QuoteResponse } from '../../src/protocol/quote.ts';
-import type { MarketSpec } from '../../src/venue/market-spec.ts';
+import type { MarketSpec } from '../../src/protocol/market-spec.ts';
 import { MatchingEngine } from '../../src/venue/matching-engine.ts';
 import { computeQuote, engineQuoteBooks, type QuoteBooks } from '../../src/venue/quote-engine.ts';
 import { MON, USDC, address, funded, monUsdc, order, placeOk, wethUsdc } from './fixtures.ts';

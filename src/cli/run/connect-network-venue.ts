@@ -22,7 +22,7 @@ import type { NetworkName } from '../../config/network-config.ts';
 import { resolveRunNetwork, runAuthNonce, type RunConfig } from '../../config/run-config.ts';
 import { locatedIssue, type YamlSource } from '../../config/yaml-source.ts';
 import type { ExchangeInfo } from '../../protocol/market-data.ts';
-import { createMarketSpec, type MarketSpec } from '../../venue/market-spec.ts';
+import { createMarketSpec, type MarketSpec } from '../../protocol/market-spec.ts';
 import { createMarketDataClient } from '../../clients/market-data-client.ts';
 import type { ClientContext } from '../../clients/send-request.ts';
 import { createRpcPublicClient } from '../../execution/relay-receipts.ts';

@@ -24,7 +24,7 @@ import type { ConfigIssue } from '../../config/config-issue.ts';
 import { resolveRunNetwork, runAuthNonce, runMarketSymbol, type RunConfig, type RunMarketSpec } from '../../config/run-config.ts';
 import { simConfigSchema, type SimConfig } from '../../config/sim-config.ts';
 import { locatedIssue, type YamlSource } from '../../config/yaml-source.ts';
-import type { MarketSpec } from '../../venue/market-spec.ts';
+import type { MarketSpec } from '../../protocol/market-spec.ts';
 import { isClientError } from '../../clients/client-error.ts';
 import type { ClientContext } from '../../clients/send-request.ts';
 import { createRelaySession } from '../../execution/relay-session.ts';
@@ -64,14 +64,21 @@ export interface ConnectSimVenueParameters {
   readonly logger: Logger;
   /** Seed of the in-process venue's faults. */
   readonly random: RandomSource;
+  /** The sim config, already read (a virtual run reads every file before its clock starts). Default: read from `simConfig`. */
+  readonly simConfig?: SimConfig;
   /**
    * Runs the venue in this process without a network, reached through the in-process connection
    * (virtual runs): the connection's latencies and the seeded sources of its delays and the venue's
    * secrets. Default: on loopback, over HTTP and WebSocket.
    */
-  /** The sim config, already read (a virtual run reads every file before its clock starts). Default: read from `simConfig`. */
-  readonly simConfig?: SimConfig;
-  readonly inProcess?: { readonly latency: VirtualConfig['latency']; readonly secrets: RandomSource; readonly latencyRandom: RandomSource; readonly pending: PendingWork };
+  readonly inProcess?: {
+    readonly latency: VirtualConfig['latency'];
+    readonly secrets: RandomSource;
+    readonly latencyRandom: RandomSource;
+    readonly pending: PendingWork;
+    /** The run's seed, mixed into every market's background flow seed. */
+    readonly seed: number;
+  };
 }
 
 /** The fields of a market given whole in which it differs from the venue's, each located in the run file. */

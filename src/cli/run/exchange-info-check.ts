@@ -9,7 +9,7 @@
 import { Decimal } from '../../core/decimal.ts';
 import { fromUnits } from '../../core/units.ts';
 import { lotSizeFilterSchema, priceFilterSchema, type ExchangeInfo } from '../../protocol/market-data.ts';
-import type { MarketSpec } from '../../venue/market-spec.ts';
+import type { MarketSpec } from '../../protocol/market-spec.ts';
 
 export interface ExchangeInfoMismatch {
   /** Index of the market in the list checked (the run file's `markets`). */

@@ -49,7 +49,7 @@ import { loadSigner, type WalletSigner } from '../../execution/signer-source.ts'
 import { createTradingRuntime, type StopReason } from '../../runtime/trading-runtime.ts';
 import type { VenueConnection } from '../../runtime/venue-connection.ts';
 import { createPendingWork, type PendingWork } from '../../runtime/pending-work.ts';
-import { runOnVirtualClock, warmUpLazyImports } from '../../runtime/virtual-driver.ts';
+import { runOnVirtualClock } from '../../runtime/virtual-driver.ts';
 import type { CliIo, TextSink } from '../cli-io.ts';
 import { ExitCode } from '../command.ts';
 import { connectNetworkVenue } from './connect-network-venue.ts';
@@ -216,7 +216,6 @@ export async function runBot(io: CliIo, options: RunBotOptions): Promise<number>
   const prepared: PreparedRun = { config, source, strategies, network, durationMs, wallet, seed, logger, virtual: sim === undefined ? undefined : { sim, pending } };
 
   if (!(clock instanceof VirtualClock)) return runSession(io, options, prepared, clock);
-  await warmUpLazyImports();
   const wallStart = liveClock.now();
   const exitCode = await runOnVirtualClock(clock, () => runSession(io, options, prepared, clock), { busy: pending.busy });
   const wallMs = Math.max(1, liveClock.now() - wallStart);
@@ -266,7 +265,7 @@ async function runSession(io: CliIo, options: RunBotOptions, prepared: PreparedR
               ? {}
               : {
                   simConfig: prepared.virtual.sim,
-                  inProcess: { latency: config.virtual.latency, secrets: seededRandom(seed ^ 0x5ec), latencyRandom: seededRandom(seed ^ 0x1a7), pending: prepared.virtual.pending },
+                  inProcess: { latency: config.virtual.latency, secrets: seededRandom(seed ^ 0x5ec), latencyRandom: seededRandom(seed ^ 0x1a7), pending: prepared.virtual.pending, seed },
                 }),
           })
         : await connectNetworkVenue({ config, source, network: networkName, wallet, context, ids, logger });

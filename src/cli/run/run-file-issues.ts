@@ -12,7 +12,7 @@ import type { ConfigIssue } from '../../config/config-issue.ts';
 import type { NetworkName } from '../../config/network-config.ts';
 import { runNetworkProblems, runRequirementProblems, type RunConfig, type RunFileProblem } from '../../config/run-config.ts';
 import { locatedIssue, type YamlSource } from '../../config/yaml-source.ts';
-import { marketSpecIssues } from '../../venue/market-spec.ts';
+import { marketSpecIssues } from '../../protocol/market-spec.ts';
 
 /**
  * Every such problem of a schema-valid run file for `network` (default: the file's), in file order.

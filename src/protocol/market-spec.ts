@@ -8,7 +8,7 @@
  */
 import { BaseError } from '../core/base-error.ts';
 import { MAX_SIZE_UNITS } from '../core/units.ts';
-import { isHexBytes, type Address } from '../protocol/encoding.ts';
+import { isHexBytes, type Address } from './encoding.ts';
 
 /** Fees are parts per ten million (pps): 10_000 pps = 0.1 % (venue). */
 export const FEE_DENOMINATOR = 10_000_000n;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isBaseError } from '../../src/core/base-error.ts';
-import { amountScale, baseRaw, createMarketSpec, feeRaw, marketSpecProblems, quoteRaw } from '../../src/venue/market-spec.ts';
-import { monUsdc, wethUsdc } from './fixtures.ts';
+import { amountScale, baseRaw, createMarketSpec, feeRaw, marketSpecProblems, quoteRaw } from '../../src/protocol/market-spec.ts';
+import { monUsdc, wethUsdc } from '../venue/fixtures.ts';
 
 describe('market spec', () => {
   it('accepts the fixtures and freezes them', () => {

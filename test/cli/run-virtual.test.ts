@@ -1,0 +1,153 @@
+/**
+ * `clobbot run --virtual`: the run file against the in-process venue on virtual time. The same
+ * strategy, engine and clients as a live run; minutes of venue time in seconds; byte-identical
+ * summaries and journals for the same file, seed and code; the bad input it must refuse.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseDurationOption } from '../../src/cli/commands/run.ts';
+import { runCli } from '../support/cli-harness.ts';
+import { hasStackTrace, restingThen, runLines, summaryCounts, workspace, type Workspace } from './run-harness.ts';
+
+let ws: Workspace;
+let sim: string;
+beforeAll(() => {
+  ws = workspace();
+  sim = ws.simConfig({ blockMs: 400 });
+});
+afterAll(() => ws.remove());
+
+const MARKET_MAKER = [
+  'strategies:',
+  '  - name: mm',
+  '    module: strategies/market-maker.ts',
+  '    markets: [MON_USDC]',
+  '    params: { levels: 2, spreadBps: 4, levelSpacingBps: 4, size: "500", maxInventory: "50000", requoteThresholdBps: 3 }',
+];
+
+function marketMakerFile(name: string, duration = '3m', extra: readonly string[] = []): string {
+  return ws.runFile(`${name}.yaml`, [...runLines({ simConfig: sim, duration, extra }), ...MARKET_MAKER]);
+}
+
+/** The only journal file in `dir`: its name (network and wallet), then its bytes. */
+function journalOf(dir: string): string {
+  const [file, ...others] = readdirSync(dir);
+  expect(others).toEqual([]);
+  return `${file}\n${readFileSync(join(dir, file!), 'utf8')}`;
+}
+
+describe('clobbot run --virtual', () => {
+  it('trades minutes of venue time against the in-process venue and prints the same summary as a live run', async () => {
+    const result = await runCli(['run', marketMakerFile('mm'), '--virtual'], {});
+    expect(result.code, `${result.stdout}\n${result.stderr.slice(-3000)}`).toBe(0);
+    expect(result.stdout).toMatch(/^clobbot run .*mm\.yaml: network sim \(in-process venue, no network, chain 31337\), markets MON_USDC, for 180 s of virtual time\n/);
+    expect(result.stdout).toMatch(/\nrun summary: 180 s, stopped because the duration \(180 s\) ended\n/);
+    const counts = summaryCounts(result.stdout);
+    expect(counts.placed).toBeGreaterThanOrEqual(4);
+    expect(counts.fills).toBeGreaterThanOrEqual(1);
+    expect(counts.openAfterStop).toBe(0);
+    // Venue time over wall time; the figure itself belongs to the bench, not to a test.
+    expect(result.stdout).toMatch(/\nvirtual run: 18\d\.\d s of venue time in [0-9.]+ (?:ms|s) of wall time \([0-9,]+x real time\), seed 1, start 2026-01-01T00:00:00\.000Z\n$/);
+    expect(hasStackTrace(result.stderr)).toBe(false);
+  });
+
+  it('is deterministic: the same file and seed give byte-identical --summary files and journals; another seed does not', async () => {
+    const file = marketMakerFile('same', '2m');
+    const run = async (tag: string, seed: string) => {
+      const summary = join(ws.dir, `${tag}.json`);
+      const journalDir = join(ws.dir, `journal-${tag}`);
+      const result = await runCli(['run', file, '--virtual', '--seed', seed, '--summary', summary, '--journal-dir', journalDir], {});
+      expect(result.code, result.stderr.slice(-2000)).toBe(0);
+      return { summary: readFileSync(summary, 'utf8'), journal: journalOf(journalDir) };
+    };
+    const first = await run('a', '7');
+    const second = await run('b', '7');
+    const other = await run('c', '8');
+    expect(second.summary).toBe(first.summary);
+    expect(second.journal).toBe(first.journal);
+    // Another seed is another wallet, other delays and another background flow.
+    expect(other.journal).not.toBe(first.journal);
+    expect(other.summary).not.toBe(first.summary);
+
+    const parsed = JSON.parse(first.summary) as { version: number; elapsedMs: number; stop: { kind: string }; markets: { symbol: string; placed: number; fills: number; openAfterStop: number }[]; engine: { signed: number } };
+    expect(parsed.version).toBe(1);
+    expect(parsed.elapsedMs).toBe(120_000);
+    expect(parsed.stop.kind).toBe('duration');
+    expect(parsed.markets[0]).toMatchObject({ symbol: 'MON_USDC', openAfterStop: 0 });
+    expect(parsed.markets[0]!.placed).toBeGreaterThan(0);
+    expect(parsed.engine.signed).toBeGreaterThan(0);
+    // Nothing in the journal or the summary comes from the wall clock: every time is on 2026-01-01.
+    for (const match of first.journal.matchAll(/"at":(\d+)/g)) expect(Number(match[1])).toBeLessThan(Date.UTC(2026, 0, 2));
+  });
+
+  it('fails a strategy that throws on virtual time exactly as a live run does', async () => {
+    const module = ws.strategy('fails-virtually.ts', restingThen(`timer(1500, ctx.clock.scheduler).pipe(mergeMap(() => throwError(() => new Error('lost my way'))))`));
+    const file = ws.runFile('fails.yaml', [...runLines({ simConfig: sim, duration: '1m' }), 'strategies:', `  - { name: later, module: ${module}, markets: [MON_USDC] }`]);
+    const result = await runCli(['run', file, '--virtual'], {});
+    expect(result.code, result.stdout + result.stderr.slice(-2000)).toBe(1);
+    expect(result.stderr).toContain(`error STRATEGY_FAILED: strategy later (${module}) failed: lost my way\n`);
+    const counts = summaryCounts(result.stdout);
+    expect(counts.placed).toBe(1);
+    expect(counts.cancelled).toBe(1);
+    expect(counts.openAfterStop).toBe(0);
+    expect(result.stdout).toMatch(/run summary: [0-9.]+ s, stopped because strategy later failed \(STRATEGY_FAILED\)/);
+    expect(hasStackTrace(result.stderr)).toBe(false);
+  });
+
+  it('takes every duration a run file takes: 90s, 2h, 1d', () => {
+    expect(parseDurationOption('90s')).toBe(90_000);
+    expect(parseDurationOption('2h')).toBe(7_200_000);
+    expect(parseDurationOption('1d')).toBe(86_400_000);
+  });
+});
+
+describe('clobbot run --virtual: refused input (exit 2, nothing runs)', () => {
+  const refused = async (argv: readonly string[], message: RegExp) => {
+    const result = await runCli(argv, {});
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.stdout).toBe('');
+    expect(hasStackTrace(result.stderr)).toBe(false);
+  };
+
+  it('a run file for testnet', async () => {
+    const file = ws.runFile('testnet.yaml', [
+      'network: testnet',
+      'wallet: { privateKeyEnv: CLOBBOT_KEY }',
+      'hosts: { exchangeUrl: "https://md.example", userUrl: "https://user.example", rpcUrl: "https://rpc.example" }',
+      'account: { id: 7 }',
+      'markets:',
+      '  - { symbol: MON_USDC, address: "0xe7908d59f465e1dfe3bf575f93fdd54226797bfe", baseToken: { address: "0x06bce055fcf8026862983918c037cfbe87879d73", symbol: MON, decimals: 18 }, quoteToken: { address: "0xcdffab23a32a262c0bcd6f78e777a1947367a4cf", symbol: USDC, decimals: 6 }, pricePrecision: 10000000, sizePrecision: 100, tickSize: 10, minSize: 100, maxSize: 1000000000, makerFeePps: 0, takerFeePps: 2000 }',
+      'risk: { maxPosition: "100000", maxOrderSize: "10000", maxNotional: "5000", priceBandBps: 500, maxOrdersPerSecond: 200 }',
+      'duration: 1m',
+      ...MARKET_MAKER,
+    ]);
+    await refused(['run', file, '--virtual'], /^error CLI_USAGE: run: --virtual runs against the in-process local venue: network testnet cannot be simulated/m);
+  });
+
+  it('--network testnet or mainnet on a sim file', async () => {
+    const file = marketMakerFile('sim-file');
+    await refused(['run', file, '--virtual', '--network', 'testnet'], /error (CLI_USAGE|CONFIG_INVALID)/);
+    await refused(['run', file, '--virtual', '--network', 'mainnet', '--allow-mainnet'], /error (CLI_USAGE|CONFIG_INVALID)/);
+  });
+
+  it('a run file with venueUrl', async () => {
+    const file = ws.runFile('venue-url.yaml', [...runLines({ venueUrl: 'http://127.0.0.1:1', duration: '1m' }), ...MARKET_MAKER]);
+    await refused(['run', file, '--virtual'], /^error CLI_USAGE: run: --virtual runs the venue in this process: remove venueUrl from the run file/m);
+  });
+
+  it('no duration anywhere', async () => {
+    const file = ws.runFile('forever.yaml', [...runLines({ simConfig: sim }).filter((line) => !line.startsWith('duration:')), ...MARKET_MAKER]);
+    await refused(['run', file, '--virtual'], /^error CLI_USAGE: run: --virtual needs a duration/m);
+  });
+
+  it('a latency that is not one', async () => {
+    const file = marketMakerFile('bad-latency', '1m', ['virtual:', '  latency:', '    relay: { uniform: [40ms, 5ms] }', '    marketData: fast']);
+    const result = await runCli(['run', file, '--virtual'], {});
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/bad-latency\.yaml:\d+:\d+ virtual\.latency\.relay: /);
+    expect(result.stderr).toMatch(/bad-latency\.yaml:\d+:\d+ virtual\.latency\.marketData: /);
+    expect(hasStackTrace(result.stderr)).toBe(false);
+  });
+});
