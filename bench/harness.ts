@@ -13,6 +13,8 @@ export interface Benchmark {
   run(): number | Promise<number>;
   /** Runs before the timed runs (default: one untimed run). */
   warmup?(): void | Promise<void>;
+  /** Timed runs (default 7): fewer for a benchmark whose one run takes seconds. */
+  readonly runs?: number;
 }
 
 export interface BenchResult {
@@ -29,7 +31,7 @@ function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
-export async function measure(benchmark: Benchmark, runs = 7): Promise<BenchResult> {
+export async function measure(benchmark: Benchmark, runs = benchmark.runs ?? 7): Promise<BenchResult> {
   if (benchmark.warmup) await benchmark.warmup();
   else await benchmark.run();
   const rates: number[] = [];

@@ -14,9 +14,12 @@ const files = readdirSync(here)
   .sort();
 
 for (const file of files) {
-  const module = (await import(pathToFileURL(join(here, file)).href)) as { benchmarks: readonly Benchmark[] };
+  const module = (await import(pathToFileURL(join(here, file)).href)) as { benchmarks: readonly Benchmark[]; report?: () => string };
   process.stdout.write(`# ${file}\n`);
   for (const benchmark of module.benchmarks) {
     process.stdout.write(`${formatResult(await measure(benchmark))}\n`);
   }
+  // A benchmark file may add what its runs held (counts, not times).
+  const report = module.report?.();
+  if (report) process.stdout.write(`${report}\n`);
 }

@@ -1,6 +1,7 @@
-import { VirtualAction, VirtualTimeScheduler, type SchedulerLike } from 'rxjs';
+import type { SchedulerLike } from 'rxjs';
 import { BaseError } from './base-error.ts';
 import type { Clock } from './clock.ts';
+import { VirtualScheduler } from './virtual-scheduler.ts';
 
 /**
  * A clock whose time moves only when told. Work scheduled on it runs in time order (ties in the
@@ -12,11 +13,10 @@ import type { Clock } from './clock.ts';
  * clock.advanceBy(1000); // logs 1723075201000
  */
 export class VirtualClock implements Clock {
-  readonly #scheduler: VirtualTimeScheduler;
+  readonly #scheduler: VirtualScheduler;
 
   constructor(startMs = 0) {
-    this.#scheduler = new VirtualTimeScheduler(VirtualAction, Number.POSITIVE_INFINITY);
-    this.#scheduler.frame = startMs;
+    this.#scheduler = new VirtualScheduler(startMs);
   }
 
   get scheduler(): SchedulerLike {
@@ -24,7 +24,7 @@ export class VirtualClock implements Clock {
   }
 
   now(): number {
-    return this.#scheduler.frame;
+    return this.#scheduler.now();
   }
 
   /** Runs every action due at or before `timeMs`, then sets the time to `timeMs`. */
@@ -34,9 +34,7 @@ export class VirtualClock implements Clock {
         details: { now: this.now(), target: timeMs },
       });
     }
-    this.#scheduler.maxFrames = timeMs;
-    this.#scheduler.flush();
-    this.#scheduler.frame = timeMs;
+    this.#scheduler.runUntil(timeMs);
   }
 
   advanceBy(ms: number): void {
@@ -45,6 +43,6 @@ export class VirtualClock implements Clock {
 
   /** The due time of the next scheduled action, if any: lets a replay jump from event to event. */
   nextDueTime(): number | undefined {
-    return this.#scheduler.actions[0]?.delay;
+    return this.#scheduler.nextDueTime();
   }
 }

@@ -73,6 +73,8 @@ const RESEND_MIN_DEADLINE_LEFT_MS = 5_000;
 const EVIDENCE_KEEP_MS = 10 * 60_000;
 /** The relay code (and revert reason prefix, docs/protocol.md) of a slot that did not hold the expected order. */
 const STALE_SLOT_CODE: RelayErrorCodeName = 'EXPECTED_ORDER_ID_MISMATCH';
+/** The revert code of an order the block's book refused (post-only would cross, FOK unfilled). */
+const MARKET_MOVED_CODE: RelayErrorCodeName = 'INVALID_ORDER';
 
 /**
  * A market whose slot view proved stale (an intent expected an order its slot no longer held):
@@ -1004,6 +1006,10 @@ class Engine implements ExecutionEngine {
     if (outcomeRecord !== undefined) this.#append(outcomeRecord);
     // Before #finish: that frees a place under the cap, and the next intent is planned at once.
     const staleSlot = status === 'REVERTED' && reason?.startsWith(STALE_SLOT_CODE) === true;
+    // Every order passed the static rules (tick, sizes) before it was signed, so an INVALID_ORDER
+    // revert is the block's book at work (a post-only order that would cross, a FOK it cannot
+    // fill): the market moved under an in-flight request, not a fault of the bot.
+    const marketMoved = status === 'REVERTED' && reason?.startsWith(MARKET_MOVED_CODE) === true;
     if (staleSlot) this.#onStaleView(req);
     // Queued before the request leaves the unresolved set, so the flush sees it in nonce order.
     const market = req.plan === undefined ? undefined : planMarket(req.plan);
@@ -1021,7 +1027,7 @@ class Engine implements ExecutionEngine {
     } else if (status === 'REVERTED') {
       this.#count.reverted += 1;
       if (staleSlot) this.#count.staleSlotReverts += 1;
-      else this.killSwitch.recordFailure();
+      else if (!marketMoved) this.killSwitch.recordFailure();
     } else {
       this.#count.dropped += 1;
     }

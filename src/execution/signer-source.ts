@@ -12,7 +12,8 @@ import { readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { bytesToHex, type Hex } from 'viem';
-import { generatePrivateKey, privateKeyToAccount, type LocalAccount } from 'viem/accounts';
+import { generatePrivateKey, type LocalAccount } from 'viem/accounts';
+import { localAccount } from '../protocol/local-account.ts';
 import { BaseError } from '../core/base-error.ts';
 import type { RandomSource } from '../core/random.ts';
 import type { Env } from '../config/env-interpolation.ts';
@@ -91,7 +92,7 @@ function accountFromKey(text: string, where: string): LocalAccount {
     });
   }
   try {
-    return privateKeyToAccount(key.toLowerCase() as `0x${string}`);
+    return localAccount(key.toLowerCase() as `0x${string}`);
   } catch {
     // viem's message could quote the key: never pass it on.
     throw new BaseError('CONFIG_WALLET_KEY_INVALID', `${where} does not hold a valid secp256k1 private key`, { details: { where } });
@@ -175,7 +176,7 @@ export async function loadSigner(params: LoadSignerParameters): Promise<WalletSi
         });
       }
       return signer(
-        privateKeyToAccount(params.random === undefined ? generatePrivateKey() : drawnPrivateKey(params.random)),
+        localAccount(params.random === undefined ? generatePrivateKey() : drawnPrivateKey(params.random)),
         'ephemeral key (sim only, made for this run)',
         'ephemeral',
       );

@@ -19,10 +19,30 @@ function recoveryBit(v: number): number {
   throw new RangeError(`invalid recovery byte ${v}`);
 }
 
+/** Signatures made in this process by a key whose address is known, so their recovery is known too. */
+const KNOWN_SIGNATURES_MAX = 4_096;
+const knownSignatures = new Map<string, { readonly digest: Hex; readonly address: Address }>();
+
+/**
+ * Records that `address`'s key signed `digest` as `signature` (65-byte hex), so recovering it in
+ * this process needs no curve arithmetic. Only signers that hold the key call this (src/protocol/
+ * local-account.ts): ECDSA recovery of what a key signed gives that key, so the memo never changes
+ * an answer, it only skips the ~1 ms of recovery when the in-process venue checks a signature the
+ * bot made a moment earlier (a virtual hour recovers thousands). Bounded: the oldest are forgotten.
+ */
+export function rememberSignature(digest: Hex, signature: Hex, address: Address): void {
+  if (knownSignatures.size >= KNOWN_SIGNATURES_MAX) knownSignatures.delete(knownSignatures.keys().next().value!);
+  knownSignatures.set(signature.toLowerCase(), { digest: digest.toLowerCase() as Hex, address: address.toLowerCase() as Address });
+}
+
 /**
  * @example recoverDigestAddress(digest, signature) // '0x…' (lowercase)
  */
 export function recoverDigestAddress(digest: Hex, signature: RecoverableSignature): Address {
+  if (typeof signature === 'string') {
+    const known = knownSignatures.get(signature.toLowerCase());
+    if (known !== undefined && known.digest === digest.toLowerCase()) return known.address;
+  }
   let r: bigint;
   let s: bigint;
   let bit: number;

@@ -37,6 +37,8 @@ interface Tally {
   readonly filledOrders: Set<bigint>;
   readonly filledByOrder: Map<bigint, bigint>;
   readonly seen: Map<bigint, SeenOrder>;
+  /** Ids of the orders of the latest state: only they can be gone from the next one. */
+  live: Set<bigint>;
   baseVolume: bigint;
   quoteVolume: bigint;
   fillFees: bigint;
@@ -122,6 +124,7 @@ export class RunTracker {
         filledOrders: new Set(),
         filledByOrder: new Map(),
         seen: new Map(),
+        live: new Set(),
         baseVolume: 0n,
         quoteVolume: 0n,
         fillFees: 0n,
@@ -198,7 +201,9 @@ export class RunTracker {
       if (seen === undefined) tally.seen.set(order.orderId, { size: order.size, gone: false });
       else seen.gone = false;
     }
-    for (const [orderId, seen] of tally.seen) if (!live.has(orderId)) seen.gone = true;
+    // Only the previous state's orders can have gone (a run sees thousands of orders over time).
+    for (const orderId of tally.live) if (!live.has(orderId)) tally.seen.get(orderId)!.gone = true;
+    tally.live = live;
   }
 
   /** Intents reported by the engine, on any market. */

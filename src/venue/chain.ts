@@ -14,12 +14,12 @@
  * The chain knows nothing about what its transactions do: `execute` runs one, `endBlock` closes the
  * block, `snapshot` captures the state after it.
  */
-import { encodeAbiParameters, keccak256 } from 'viem';
 import { interval, type Subscription } from 'rxjs';
 import type { Clock } from '../core/clock.ts';
 import type { OrderbookState } from '../protocol/constants.ts';
 import type { Address, Hex } from '../protocol/encoding.ts';
 import { invariantBroken } from './invariant.ts';
+import { blockHash } from './venue-hashes.ts';
 
 export type TxType = 'DYNAMIC_FEE' | 'SET_CODE';
 
@@ -104,15 +104,6 @@ const ZERO_HASH: Hex = `0x${'0'.repeat(64)}`;
 /** Receipts kept (the oldest are dropped): enough for any reconciliation, bounded for a long run. */
 export const MAX_RECEIPTS = 250_000;
 
-/** keccak256(abi.encode(chainId, number, parentHash, timestamp, txHashes)). */
-export function blockHash(chainId: number, number: bigint, parentHash: Hex, timestamp: number, transactions: readonly Hex[]): Hex {
-  return keccak256(
-    encodeAbiParameters(
-      [{ type: 'uint256' }, { type: 'uint256' }, { type: 'bytes32' }, { type: 'uint256' }, { type: 'bytes32[]' }],
-      [BigInt(chainId), number, parentHash, BigInt(timestamp), transactions],
-    ),
-  );
-}
 
 /**
  * The chain of the simulated venue.

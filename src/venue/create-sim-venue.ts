@@ -7,7 +7,6 @@
  * venue runs on wall time behind `clobbot sim` and on virtual time in tests and backtests.
  */
 import { Subject } from 'rxjs';
-import { encodeAbiParameters, keccak256 } from 'viem';
 import type { Clock } from '../core/clock.ts';
 import { fromUnits, toUnits } from '../core/units.ts';
 import type { SimConfig } from '../config/sim-config.ts';
@@ -28,6 +27,7 @@ import type { BlockInfo, SimVenueModel, SystemTxBody, TxOutcome, TxReceipt } fro
 import { createVenueCatalog } from './venue-catalog.ts';
 import type { VenueEvent } from './venue-events.ts';
 import { executeVenueTx, type QueuedTx, type VenueTx } from './venue-transaction.ts';
+import { systemTxHash } from './venue-hashes.ts';
 
 /** The `from` of system transactions (ours: keccak256("clobbot.sim.system")). */
 export const SYSTEM_SENDER: Address = '0xa9d51c5a44cdf1858ed4ff57258a196fac97a50e';
@@ -308,9 +308,7 @@ export function createSimVenue(parameters: CreateSimVenueParameters): SimVenueMo
         body.kind === 'batch'
           ? { kind: 'batch', accountId, market, cancelSlotIdxs: body.cancelSlotIdxs, expectedOrderIds: body.expectedOrderIds, orders: body.orders }
           : { kind: 'replace', accountId, market, ops: body.ops, expectedOrderIds: body.expectedOrderIds };
-      const hash = keccak256(
-        encodeAbiParameters([{ type: 'uint256' }, { type: 'address' }, { type: 'uint256' }], [BigInt(config.chainId), SYSTEM_SENDER, systemNonce++]),
-      );
+      const hash = systemTxHash(config.chainId, SYSTEM_SENDER, systemNonce++);
       chain.enqueue({ hash, from: SYSTEM_SENDER, to: market, type: 'DYNAMIC_FEE', payload: { origin: 'system', tx } });
       return hash;
     },

@@ -229,7 +229,8 @@ export class OrderHistory {
       if (eventType !== undefined && stored.type !== eventType) continue;
       if (market !== undefined && stored.market !== market) continue;
       const seconds = Math.floor(stored.time / 1000);
-      if (fromTimestamp !== undefined && seconds < fromTimestamp) continue;
+      // Events are stored in time order: everything before this one is older still.
+      if (fromTimestamp !== undefined && seconds < fromTimestamp) break;
       if (toTimestamp !== undefined && seconds > toTimestamp) continue;
       if (total >= offset && events.length < limit) events.push(this.format(accountId, stored));
       total++;

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { isBaseError } from '../../src/core/base-error.ts';
 import { VirtualClock } from '../../src/core/virtual-clock.ts';
 import type { Hex } from '../../src/protocol/encoding.ts';
-import { Chain, blockHash, type ChainTx, type TxContext } from '../../src/venue/chain.ts';
+import { Chain, type ChainTx, type TxContext } from '../../src/venue/chain.ts';
+import { blockHash } from '../../src/venue/venue-hashes.ts';
 
 const FROM = '0x00000000000000000000000000000000000000f1';
 const TO = '0x00000000000000000000000000000000000000f2';

@@ -370,6 +370,7 @@ async function runSession(io: CliIo, options: RunBotOptions, prepared: PreparedR
       leftOpen,
       stats,
       strategies: runtime.hosts.map((host) => ({ name: host.name, tally: host.tally, completed: host.completed(), failed: host.failure()?.code })),
+      marketData: runtime.marketData.timings,
     };
     await runCleanups();
     out();

@@ -62,6 +62,8 @@ export interface RunSummaryInput {
   readonly leftOpen: ReadonlyMap<string, number> | undefined;
   readonly stats: EngineStats | undefined;
   readonly strategies: readonly { readonly name: string; readonly tally: StrategyTally; readonly completed: boolean; readonly failed: string | undefined }[];
+  /** Market-data calls per endpoint (their durations are wall time on a live run: not part of the summary). */
+  readonly marketData?: ReadonlyMap<string, { readonly calls: number; readonly errors: number }>;
 }
 
 function plural(count: number, word: string, many = `${word}s`): string {

@@ -29,6 +29,7 @@ export function runSummaryJson(report: RunSummaryInput): unknown {
       openAfterStop: report.leftOpen?.get(market.symbol) ?? null,
     })),
     engine: report.stats ?? null,
+    marketData: sortedObject([...(report.marketData ?? [])].map(([endpoint, { calls, errors }]) => [endpoint, { calls, errors }] as const)),
     strategies: report.strategies.map((strategy) => ({
       name: strategy.name,
       emitted: strategy.tally.emitted,

@@ -1,0 +1,31 @@
+/** The chain's own hashes equal keccak256 of viem's ABI encoding (the form docs/protocol.md gives). */
+import fc from 'fast-check';
+import { encodeAbiParameters, keccak256 } from 'viem';
+import { describe, expect, it } from 'vitest';
+import type { Address, Hex } from '../../src/protocol/encoding.ts';
+import { blockHash, systemTxHash } from '../../src/venue/venue-hashes.ts';
+
+const bytes32 = fc.uint8Array({ minLength: 32, maxLength: 32 }).map((bytes) => `0x${Buffer.from(bytes).toString('hex')}` as Hex);
+const address = fc.uint8Array({ minLength: 20, maxLength: 20 }).map((bytes) => `0x${Buffer.from(bytes).toString('hex')}` as Address);
+
+describe('venue hashes', () => {
+  it('blockHash = keccak256(abi.encode(uint256, uint256, bytes32, uint256, bytes32[]))', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 2 ** 40 }), fc.bigInt({ min: 0n, max: 2n ** 64n }), bytes32, fc.integer({ min: 0, max: 2 ** 45 }), fc.array(bytes32, { maxLength: 12 }), (chainId, number, parent, timestamp, txs) => {
+        const expected = keccak256(
+          encodeAbiParameters([{ type: 'uint256' }, { type: 'uint256' }, { type: 'bytes32' }, { type: 'uint256' }, { type: 'bytes32[]' }], [BigInt(chainId), number, parent, BigInt(timestamp), txs]),
+        );
+        expect(blockHash(chainId, number, parent, timestamp, txs)).toBe(expected);
+      }),
+    );
+  });
+
+  it('systemTxHash = keccak256(abi.encode(uint256, address, uint256))', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 2 ** 40 }), address, fc.bigInt({ min: 0n, max: 2n ** 128n }), (chainId, sender, nonce) => {
+        const expected = keccak256(encodeAbiParameters([{ type: 'uint256' }, { type: 'address' }, { type: 'uint256' }], [BigInt(chainId), sender, nonce]));
+        expect(systemTxHash(chainId, sender, nonce)).toBe(expected);
+      }),
+    );
+  });
+});
