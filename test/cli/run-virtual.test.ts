@@ -95,6 +95,42 @@ describe('clobbot run --virtual', () => {
     expect(hasStackTrace(result.stderr)).toBe(false);
   });
 
+  it('does not count post-only orders the book refused as errors: the kill switch stays quiet', async () => {
+    // Every second a post-only buy 30 bp above the mid: the block's book refuses it (INVALID_ORDER).
+    const module = ws.strategy(
+      'crossing.ts',
+      `
+import { interval, map, withLatestFrom } from 'rxjs';
+import { defineStrategy, priceAtOffset, z } from 'clobbot';
+export default defineStrategy({
+  name: 'crossing',
+  params: z.strictObject({}),
+  create: (ctx) => {
+    const market = [...ctx.markets.values()][0];
+    return interval(1_000, ctx.clock.scheduler).pipe(
+      withLatestFrom(market.feed.mid$),
+      map(([, mid]) => ({
+        type: 'PlaceAndCancel', market: market.spec.address, purpose: 'cross', cancelSlots: [],
+        orders: [{ side: 'BUY', price: priceAtOffset(mid, -30, 'BUY', market.spec.tickSize), size: 100n, tif: 'GTC', executionInstruction: 'POST_ONLY', minSizeAfterBlock: 0n }],
+      })),
+    );
+  },
+});
+`,
+    );
+    const lines = runLines({ simConfig: sim, duration: '40s' }).map((line) =>
+      line.startsWith('risk:') ? 'risk: { maxPosition: "100000", maxOrderSize: "10000", maxNotional: "5000", priceBandBps: 500, killSwitch: { maxErrorRate: 0.2 } }' : line,
+    );
+    const file = ws.runFile('crossing.yaml', [...lines, 'strategies:', `  - { name: crossing, module: ${module}, markets: [MON_USDC] }`]);
+    const result = await runCli(['run', file, '--virtual'], {});
+    expect(result.code, result.stdout + result.stderr.slice(-2000)).toBe(0);
+    expect(result.stdout).toMatch(/run summary: 40 s, stopped because the duration \(40 s\) ended/);
+    const reverted = Number(/engine {6}signed \d+, confirmed \d+, reverted (\d+)/.exec(result.stdout)?.[1]);
+    expect(reverted).toBeGreaterThanOrEqual(20);
+    expect(result.stderr).toContain('INVALID_ORDER: order 0: post-only order would cross the book');
+    expect(result.stderr).not.toContain('kill switch tripped');
+  });
+
   it('takes every duration a run file takes: 90s, 2h, 1d', () => {
     expect(parseDurationOption('90s')).toBe(90_000);
     expect(parseDurationOption('2h')).toBe(7_200_000);
