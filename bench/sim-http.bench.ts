@@ -16,6 +16,7 @@ import type { Address } from '../src/protocol/encoding.ts';
 import type { OrderIntent } from '../src/protocol/intent-types.ts';
 import { createHttpServer, type HttpServer } from '../src/sim/http-server.ts';
 import { createSimDispatch } from '../src/sim/route-dispatch.ts';
+import { createFaultModel } from '../src/sim/fault-model.ts';
 import { marketDataRoutes } from '../src/sim/market-data-routes.ts';
 import { createWeightLimiter } from '../src/sim/weight-limiter.ts';
 import { createSimVenue } from '../src/venue/create-sim-venue.ts';
@@ -68,9 +69,7 @@ async function createServer(): Promise<{ server: HttpServer; url: string }> {
 
   const routes = marketDataRoutes(venue, {
     limiter: createWeightLimiter(clock, { weightPerMinute: Number.MAX_SAFE_INTEGER }),
-    clock,
-    faults: { marketDataErrorRate: 0, marketDataDelayMs: 0 },
-    random: seededRandom(1),
+    faults: createFaultModel({ clock, random: seededRandom(1) }),
   });
   const server = createHttpServer({ dispatch: createSimDispatch({ routes, maxBodyBytes: config.http.maxBodyBytes, logger: createLogger({ level: 'silent' }) }), logger: createLogger({ level: 'silent' }), clock });
   const { url } = await server.listen(0);

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { Decimal } from '../core/decimal.ts';
 import { UINT32_MAX, UINT96_MAX } from '../core/units.ts';
 import { MARKET_DATA_WEIGHT_PER_MINUTE, ORDER_EVENTS_CACHE_MS } from '../protocol/constants.ts';
+import { faultSettingsSchema } from './fault-config.ts';
 import { configAddress, decimalAmount, integerUnits, intInRange, marketSymbol, tokenSymbol } from './fields.ts';
 import { NETWORK_DEFAULTS } from './network-config.ts';
 
@@ -25,8 +26,6 @@ export const DEFAULT_SIM_SPONSOR = '0xa92b993cf1745125791b10a35238bc408baf44a5';
 
 /** Largest default distance of an intent nonce (ms since the epoch) ahead of the venue's clock (ours). */
 export const DEFAULT_MAX_NONCE_SKEW_MS = 60_000;
-
-const rate = z.number().min(0).max(1);
 
 function isPowerOfTen(value: bigint): boolean {
   let rest = value;
@@ -105,21 +104,6 @@ const marketSchema = z
 /** Token symbol -> human amount. */
 const balancesSchema = z.record(tokenSymbol, decimalAmount());
 
-const faultsSchema = z.strictObject({
-  /** Close every relay WebSocket this often (ms); 0: never. */
-  dropWebSocketsEveryMs: intInRange(0, 86_400_000).default(0),
-  /** Extra delay before each terminal outcome is sent (ms). */
-  outcomeDelayMs: intInRange(0, 600_000).default(0),
-  /** Fraction of outcomes never sent. */
-  withholdOutcomesRate: rate.default(0),
-  /** Fraction of relay requests answered UNKNOWN (BROADCAST_RESULT_UNKNOWN) after broadcasting. */
-  unknownResponseRate: rate.default(0),
-  /** Fraction of market-data requests answered with HTTP 5xx. */
-  marketDataErrorRate: rate.default(0),
-  /** Extra delay of every market-data response (ms). */
-  marketDataDelayMs: intInRange(0, 600_000).default(0),
-});
-
 /**
  * The simulated venue's config schema. Strict: an unknown key is an error at that key.
  *
@@ -194,7 +178,8 @@ export const simConfigSchema = z
         accounts: z.array(z.strictObject({ owner: configAddress, balances: balancesSchema })).default([]),
       })
       .prefault({}),
-    faults: faultsSchema.prefault({}),
+    /** Standing fault settings (fault-config.ts). */
+    faults: faultSettingsSchema.prefault({}),
   })
   .superRefine((sim, ctx) => {
     const tokens = new Set<string>();

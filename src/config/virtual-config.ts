@@ -3,12 +3,16 @@
  * live run does not — where the virtual clock starts, and the latency of the in-process connection
  * between the bot and the venue (docs/configuration.md, "Virtual runs").
  *
+ * `faults` is a fault script (fault-config.ts): actions at times after the run's start, each applied by
+ * the venue's fault model exactly then on the virtual clock.
+ *
  * A latency is one-way, drawn per message from a seeded source: a constant (`20ms`, `0`), a uniform
  * range (`{ uniform: [5ms, 40ms] }`) or a log-normal (`{ lognormal: { median: 20ms, sigma: 0.5, max: 1s } }`:
  * network delays are skewed to the right; `max` bounds the tail).
  */
 import { z } from 'zod';
 import { describeKind } from './config-error-map.ts';
+import { faultScriptSchema } from './fault-config.ts';
 
 /** A one-way delay, drawn per message. */
 export type LatencyConfig =
@@ -73,6 +77,8 @@ export const virtualSchema = z.strictObject({
       userData: latencySchema.default(DEFAULT_VIRTUAL_LATENCY.userData),
     })
     .prefault({}),
+  /** Faults of the in-process venue at times after the run's start: `[{ at: 12.4s, fault: { action: drop-connections } }]`. */
+  faults: faultScriptSchema.default([]),
 });
 
 export type VirtualConfig = z.output<typeof virtualSchema>;

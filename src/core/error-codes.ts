@@ -85,6 +85,7 @@ export const errorCodes = {
   // local venue server
   SIM_LISTEN_FAILED: 'The local venue cannot listen on the asked host and port (e.g. the port is in use).',
   SIM_JWT_KEY_INVALID: 'A JWT key of the local venue is too short or not a key it made.',
+  SIM_FAULT_INVALID: 'A fault action or fault script given to the local venue does not match its schema (docs/protocol.md "Faults").',
   // clobbot run
   RUN_ACCOUNT_NOT_READY: 'The run’s trading wallet is not delegated, holds no TRADE grant on the account, or the account is at another authNonce epoch than the run signs under, and the run cannot set it up itself.',
   RUN_ORDERS_LEFT_OPEN: 'After a run stopped and cancelled its orders, the venue still lists open orders of the account.',

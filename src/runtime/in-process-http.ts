@@ -5,6 +5,9 @@
  * client one drawn delay after the venue answered; both delays are scheduled on the clock, so on a
  * VirtualClock the exchange costs no wall time and a run is repeatable.
  *
+ * An answer the venue holds back (a slow-response fault, `delayMs`) is held back on the clock too,
+ * outside the venue's work, so the virtual driver never waits on a clock that cannot move.
+ *
  * Which delay applies depends on the host the path belongs to (latency config: relay, marketData,
  * userData). A request to another origin gets no answer (HTTP_UNAVAILABLE), as an unknown host would.
  */
@@ -102,7 +105,7 @@ export function createInProcessHttpTransport(params: InProcessHttpParameters): H
               settled = true;
               signal?.removeEventListener('abort', onAbort);
               resolve({ status: answer.status, headers: answerHeaders, text: answer.text });
-            }, delay());
+            }, answer.delayMs + delay());
           },
           (error: unknown) => {
             settled = true;

@@ -4,11 +4,16 @@
  * relay socket factory that hand requests and frames to it directly, each after a drawn delay on the
  * clock. Every client of the bot runs unchanged over it, so a run on a VirtualClock trades exactly as
  * it would against `clobbot sim`, only without waiting.
+ *
+ * Faults come from the service's one fault model (src/sim/fault-model.ts), the same the `/sim` fault
+ * routes drive: `service.faults.apply(action)` at once, `service.faults.schedule(script)` at clock
+ * times, and the `faults` script given here, counted from `start()` (a run file's `virtual.faults`).
  */
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
 import type { RandomSource } from '../core/random.ts';
 import type { SimConfig } from '../config/sim-config.ts';
+import type { FaultScriptInput } from '../config/fault-config.ts';
 import type { VirtualConfig } from '../config/virtual-config.ts';
 import type { HttpTransport } from '../clients/http-transport.ts';
 import type { WebSocketFactory } from '../clients/relay-ws-client.ts';
@@ -50,6 +55,8 @@ export interface CreateInProcessVenueParameters {
   readonly backgroundFlow?: boolean;
   /** Mixed into every market's flow seed. */
   readonly seed?: number;
+  /** Faults at times counted from `start()` (a run file's `virtual.faults`). Default none. */
+  readonly faults?: FaultScriptInput;
 }
 
 /**
@@ -76,12 +83,18 @@ export function createInProcessVenue(params: CreateInProcessVenueParameters): In
   };
   const origin = new URL(IN_PROCESS_VENUE_URL).origin;
   const pending = params.pending ?? createPendingWork();
+  let started = false;
   return {
     service,
     url: IN_PROCESS_VENUE_URL,
     transport: createInProcessHttpTransport({ dispatch: service.dispatch, clock, origin, latency, pending }),
     createSocket: inProcessSocketFactory({ hub: service.relayWs, clock, origin: origin.replace(/^http/, 'ws'), delay: latency.relay, pending }),
-    start: () => service.start(),
+    start() {
+      if (started) return;
+      started = true;
+      service.start();
+      if (params.faults !== undefined && params.faults.length > 0) service.faults.schedule(params.faults);
+    },
     stop: () => service.stop(),
   };
 }

@@ -104,6 +104,7 @@ export function createHttpServer(params: CreateHttpServerParameters): HttpServer
     const started = clock.now();
     const method = request.method ?? 'GET';
     const answer = await dispatch({ method, target: request.url ?? '', headers: request.headers, readBody: (limit) => readBody(request, limit), ip: clientIp(request.socket) });
+    if (answer.delayMs > 0) await new Promise<void>((resolve) => clock.scheduler.schedule(() => resolve(), answer.delayMs));
     if (!response.destroyed) {
       const payload = Buffer.from(answer.text, 'utf8');
       response.writeHead(answer.status, { ...answer.headers, ...(answer.closeConnection ? { connection: 'close' } : {}), 'content-length': String(payload.length) });

@@ -24,6 +24,11 @@ export interface SimResponse {
   readonly headers?: Readonly<Record<string, string>>;
   /** Serialised as JSON (bigints must already be strings). */
   readonly body: unknown;
+  /**
+   * How long the answer is held back on the clock before it is sent (a slow-response fault). The
+   * face that sends it waits, not the handler, so the in-process connection's work never waits on the clock.
+   */
+  readonly delayMs?: number;
 }
 
 export type SimRouteHandler = (request: SimRequest) => SimResponse | Promise<SimResponse>;

@@ -9,7 +9,8 @@ import type { SimConfig } from '../config/sim-config.ts';
 import type { SimVenue } from '../venue/sim-venue.ts';
 import type { SimRoute } from './http-types.ts';
 import { JwtSecret } from './jwt.ts';
-import { marketDataRoutes, type MarketDataFaults } from './market-data-routes.ts';
+import { createFaultModel, type MarketDataFaultReader } from './fault-model.ts';
+import { marketDataRoutes } from './market-data-routes.ts';
 import { tokenQuoteRoutes } from './token-quote-routes.ts';
 import { userDataRoutes } from './user-data-routes.ts';
 import { createWeightLimiter } from './weight-limiter.ts';
@@ -17,12 +18,12 @@ import { createWeightLimiter } from './weight-limiter.ts';
 export interface MarketAndUserRoutesOptions {
   readonly config: Pick<SimConfig, 'marketData' | 'userData' | 'auth' | 'faults'>;
   readonly clock: Clock;
-  /** Draws the market-data fault rate. */
+  /** Draws the market-data fault rates when `faults` is not given. */
   readonly random: RandomSource;
   /** Signs quote tokens. Default: a fresh random key. */
   readonly secret?: JwtSecret;
-  /** Market-data faults read on every request; pass a mutable object to change them at run time. Default `config.faults`. */
-  readonly faults?: MarketDataFaults;
+  /** The venue's fault model (market-data faults are asked of it on every request). Default: one of `config.faults` alone. */
+  readonly faults?: MarketDataFaultReader;
 }
 
 /**
@@ -35,9 +36,7 @@ export function marketAndUserRoutes(venue: SimVenue, options: MarketAndUserRoute
   return [
     ...marketDataRoutes(venue, {
       limiter: createWeightLimiter(clock, { weightPerMinute: config.marketData.weightPerMinute }),
-      clock,
-      faults: options.faults ?? config.faults,
-      random: options.random,
+      faults: options.faults ?? createFaultModel({ clock, random: options.random, settings: config.faults }),
     }),
     ...userDataRoutes(venue, { clock, orderEventsCacheMs: config.userData.orderEventsCacheMs }),
     ...tokenQuoteRoutes(venue, {

@@ -1,13 +1,12 @@
 /**
  * The market-data host (Binance-compatible): `GET /api/v3/depth`, `/klines`, `/trades`,
  * `/ticker/24hr`, `/exchangeInfo`. Each request is first charged its weight (per client IP, even
- * when its parameters are then refused, as on Binance), then delayed and failed by the configured
- * faults, then validated with the protocol's query schemas (400 with Binance's body; an unlisted
+ * when its parameters are then refused, as on Binance), then failed and delayed as the fault model
+ * says (fault-model.ts: HTTP 500/503 with Binance's bodies, or a 429 -1003 with `Retry-After` exactly
+ * like a weight refusal), then validated with the protocol's query schemas (400 with Binance's body; an unlisted
  * symbol -1121) and answered from the venue. Every answer carries `X-MBX-USED-WEIGHT-1M`.
  */
 import { MarketErrorCode } from '../protocol/constants.ts';
-import type { Clock } from '../core/clock.ts';
-import type { RandomSource } from '../core/random.ts';
 import { MarketDataLimits, RequestWeight } from '../protocol/constants.ts';
 import { INTEGER_LEGAL_RANGE, marketErrorBody, type MarketDataErrorBody } from '../protocol/error-bodies.ts';
 import {
@@ -20,28 +19,15 @@ import {
 } from '../protocol/market-data.ts';
 import type { MarketSpec } from '../protocol/market-spec.ts';
 import type { SimVenue } from '../venue/sim-venue.ts';
+import type { MarketDataFailure, MarketDataFaultReader } from './fault-model.ts';
 import type { SimFailure, SimRequest, SimResponse, SimRoute } from './http-types.ts';
 import { firstQueryValues } from './query-values.ts';
 import { USED_WEIGHT_HEADER, type WeightLimiter } from './weight-limiter.ts';
 
-/**
- * The market-data faults, read on every request: pass a mutable object to change them at run
- * time (the `/sim` fault routes), or the frozen `config.faults`.
- */
-export interface MarketDataFaults {
-  /** Fraction of requests answered with HTTP 500 or 503 (half each). */
-  readonly marketDataErrorRate: number;
-  /** Extra delay of every answer but a 429, in ms on the clock. */
-  readonly marketDataDelayMs: number;
-}
-
 export interface MarketDataRoutesOptions {
   readonly limiter: WeightLimiter;
-  /** Schedules the fault delay. */
-  readonly clock: Clock;
-  readonly faults: MarketDataFaults;
-  /** Draws the fault error rate; seeded, so a run with faults repeats. */
-  readonly random: RandomSource;
+  /** Which requests fail, and how late answers leave. */
+  readonly faults: MarketDataFaultReader;
 }
 
 /**
@@ -86,20 +72,21 @@ function marketFailureBody(failure: SimFailure, message: string): unknown {
   return failure === 'internal-error' ? MARKET_FAULT_BODIES[500] : { code: -1, msg: message };
 }
 
-function delay(clock: Clock, ms: number): Promise<void> {
-  return new Promise((resolve) => {
-    clock.scheduler.schedule(() => resolve(), ms);
-  });
-}
-
 /**
  * The five market-data routes over `venue`.
  *
  * @example
- * const routes = marketDataRoutes(venue, { limiter: createWeightLimiter(clock, config.marketData), clock, faults: config.faults, random: seededRandom(seed) });
+ * const routes = marketDataRoutes(venue, { limiter: createWeightLimiter(clock, config.marketData), faults: createFaultModel({ clock, random, settings: config.faults }) });
  */
 export function marketDataRoutes(venue: SimVenue, options: MarketDataRoutesOptions): SimRoute[] {
-  const { limiter, clock, faults, random } = options;
+  const { limiter, faults } = options;
+  const tooManyRequests = (weightHeader: Readonly<Record<string, string>>, retryAfterSec: number): SimResponse => ({
+    status: 429,
+    headers: { ...weightHeader, 'Retry-After': String(retryAfterSec) },
+    body: marketErrorBody.tooManyRequests(limiter.weightPerMinute),
+  });
+  const failed = (failure: MarketDataFailure, weightHeader: Readonly<Record<string, string>>): SimResponse =>
+    failure.status === 429 ? tooManyRequests(weightHeader, failure.retryAfterSec) : { status: failure.status, headers: weightHeader, body: MARKET_FAULT_BODIES[failure.status] };
 
   function route(pattern: string, weightOf: (raw: RawQuery) => number, serve: (raw: RawQuery) => SimResponse): SimRoute {
     return {
@@ -110,24 +97,10 @@ export function marketDataRoutes(venue: SimVenue, options: MarketDataRoutesOptio
         const raw = firstQueryValues(request.query);
         const charge = limiter.charge(request.ip, weightOf(raw));
         const weightHeader = { [USED_WEIGHT_HEADER]: String(charge.used) };
-        if (!charge.allowed) {
-          return {
-            status: 429,
-            headers: { ...weightHeader, 'Retry-After': String(charge.retryAfterSeconds) },
-            body: marketErrorBody.tooManyRequests(limiter.weightPerMinute),
-          };
-        }
-        const answer = (): SimResponse => {
-          const rate = faults.marketDataErrorRate;
-          if (rate > 0 && random.next() < rate) {
-            const status = random.next() < 0.5 ? 500 : 503;
-            return { status, headers: weightHeader, body: MARKET_FAULT_BODIES[status] };
-          }
-          const served = serve(raw);
-          return { status: served.status, headers: weightHeader, body: served.body };
-        };
-        const delayMs = faults.marketDataDelayMs;
-        return delayMs > 0 ? delay(clock, delayMs).then(answer) : answer();
+        if (!charge.allowed) return tooManyRequests(weightHeader, charge.retryAfterSeconds);
+        const fault = faults.marketData();
+        const served = fault.failure === undefined ? serve(raw) : failed(fault.failure, weightHeader);
+        return { status: served.status, headers: { ...weightHeader, ...served.headers }, body: served.body, ...(fault.delayMs > 0 ? { delayMs: fault.delayMs } : {}) };
       },
     };
   }

@@ -21,12 +21,14 @@ import { recoverPersonalSignSigner } from '../protocol/personal-sign.ts';
 import { challengeRequestSchema, tokenRequestSchema, type ChallengeResponse, type TokenResponse } from '../protocol/relay-auth.ts';
 import { formatJsonPath, parseStrictJson } from '../protocol/strict-json.ts';
 import type { SimFailure, SimRequest, SimResponse, SimRoute } from './http-types.ts';
-import { signJwt, verifyJwt, type JwtFailure, type JwtSecret } from './jwt.ts';
+import { JwtSecret, signJwt, verifyJwt, type JwtFailure } from './jwt.ts';
 
 /** The audience claim of relay JWTs (ours). */
 export const RELAY_JWT_AUDIENCE = 'relay';
 /** Most challenges kept at once; the oldest go first beyond it (ours: bounds memory). */
 export const MAX_OUTSTANDING_CHALLENGES = 100_000;
+/** Retired JWT keys remembered, so their tokens read as expired; older ones read as bad signatures (both 401). */
+const MAX_RETIRED_KEYS = 16;
 
 /** The claims of a relay JWT as the sim issues them. */
 const relayJwtClaims = z.object({ wallet: lowercaseAddress, aud: z.literal(RELAY_JWT_AUDIENCE), exp: z.number().int().positive() });
@@ -54,6 +56,11 @@ export interface RelayAuth {
   authenticate(authorization: string | undefined): Authentication;
   /** Challenges currently kept (issued or used, not yet expired). */
   outstandingChallenges(): number;
+  /**
+   * Every JWT issued so far is refused from now on as expired (a fault): the key that signed them is
+   * retired and a new one drawn from the auth's random source. Tokens issued after are good.
+   */
+  expireIssuedTokens(): void;
 }
 
 export interface CreateRelayAuthParameters {
@@ -153,7 +160,10 @@ export function createRelayAuth(
   parameters: CreateRelayAuthParameters,
 ): RelayAuth {
   const { clock, random, logger } = context;
-  const { chainId, jwtLifetimeSec, secret } = parameters;
+  const { chainId, jwtLifetimeSec } = parameters;
+  let secret = parameters.secret;
+  // Newest first: tokens these verify are answered as expired.
+  const retired: JwtSecret[] = [];
   // Insertion order is issue order; with a constant lifetime also expiry order.
   const challenges = new Map<string, Challenge>();
 
@@ -216,11 +226,25 @@ export function createRelayAuth(
       if (authorization === undefined || authorization === '') return { ok: false, message: 'missing Authorization: Bearer <JWT>' };
       const token = bearerToken(authorization);
       if (token === undefined) return { ok: false, message: 'expected Authorization: Bearer <JWT>' };
-      const verified = verifyJwt(secret, token, { nowMs: clock.now(), claims: relayJwtClaims });
-      if (!verified.ok) return { ok: false, message: JWT_FAILURE_MESSAGES[verified.reason] };
+      const nowMs = clock.now();
+      const verified = verifyJwt(secret, token, { nowMs, claims: relayJwtClaims });
+      if (!verified.ok) {
+        const signedBy = (key: JwtSecret) => {
+          const result = verifyJwt(key, token, { nowMs, claims: relayJwtClaims });
+          return result.ok || result.reason !== 'bad-signature';
+        };
+        const underRetiredKey = verified.reason === 'bad-signature' && retired.some(signedBy);
+        return { ok: false, message: JWT_FAILURE_MESSAGES[underRetiredKey ? 'expired' : verified.reason] };
+      }
       const { wallet, exp } = verified.claims;
       return { ok: true, wallet, expiresAtMs: exp * 1000 };
     },
     outstandingChallenges: () => challenges.size,
+    expireIssuedTokens() {
+      retired.unshift(secret);
+      retired.length = Math.min(retired.length, MAX_RETIRED_KEYS);
+      secret = JwtSecret.fromBytes(random.fill(new Uint8Array(32)));
+      logger.info({ retiredKeys: retired.length }, 'relay JWTs issued so far expired (fault)');
+    },
   };
 }

@@ -7,12 +7,15 @@
  * Choices (ours): the JWT is checked before the body is parsed; `requestId` echoes the request's
  * id, or is `null` when none could be read (unreadable JSON, a missing or malformed `requestId`). REST
  * transactions are not tracked: a REST client reconciles by receipt.
+ *
+ * Faults (asked of the fault model, fault-model.ts): a request may be answered REJECTED without
+ * being sent, a broadcast one UNKNOWN, and every answer may leave `relayDelayMs` late.
  */
 import type { Logger } from '../core/logger.ts';
-import type { RandomSource } from '../core/random.ts';
 import { RelayErrorCode, type RelayErrorCodeName } from '../protocol/constants.ts';
 import { parseRelayRestRequest } from '../protocol/relay-request.ts';
 import type { SimVenue, SubmitResult } from '../venue/sim-venue.ts';
+import type { RelayRejection, RelayRestFaultReader } from './fault-model.ts';
 import type { SimFailure, SimRequest, SimResponse, SimRoute } from './http-types.ts';
 import type { RelayAuth } from './relay-auth-routes.ts';
 
@@ -23,7 +26,7 @@ export interface ImmediateAnswer {
 }
 
 /** A REJECTED answer with the code's status and retryability, nothing sent. */
-export function rejected(code: RelayErrorCodeName, message: string): ImmediateAnswer {
+export function rejected(code: RelayErrorCodeName, message: string, retryAfterMs: number | null = null): ImmediateAnswer {
   return {
     status: RelayErrorCode[code].http,
     fields: {
@@ -31,12 +34,23 @@ export function rejected(code: RelayErrorCodeName, message: string): ImmediateAn
       code,
       message,
       retryable: RelayErrorCode[code].retryable,
-      retryAfterMs: null,
+      retryAfterMs,
       candidateTxHash: null,
       sponsorAddress: null,
       sponsorNonce: null,
     },
   };
+}
+
+/**
+ * The REJECTED answer of an injected refusal, worded as the relay words its own: nothing was sent.
+ *
+ * @example rejectedByFault({ code: 'RATE_LIMITED', retryAfterMs: 1000 }).status // 429
+ */
+export function rejectedByFault(rejection: RelayRejection): ImmediateAnswer {
+  return rejection.code === 'RATE_LIMITED'
+    ? rejected('RATE_LIMITED', `too many requests: retry after ${rejection.retryAfterMs ?? 0} ms`, rejection.retryAfterMs ?? 0)
+    : rejected('INTERNAL_ERROR', 'the relay failed before broadcasting: the request was not sent');
 }
 
 /**
@@ -102,22 +116,22 @@ function readRequestId(body: string): string | null {
 export interface RelayRestRouteContext {
   readonly venue: SimVenue;
   readonly auth: Pick<RelayAuth, 'authenticate'>;
-  readonly random: RandomSource;
   readonly logger: Logger;
-  /** The current fraction of broadcasts answered UNKNOWN (faults `unknownResponseRate`). */
-  readonly unknownResponseRate: () => number;
+  /** Which requests are answered REJECTED or UNKNOWN, and how late. */
+  readonly faults: RelayRestFaultReader;
 }
 
 /**
  * The `POST /relay` route.
  *
- * @example const route = relayRestRoute({ venue, auth, random, logger, unknownResponseRate: () => 0 });
+ * @example const route = relayRestRoute({ venue, auth, logger, faults: createFaultModel({ clock, random }) });
  */
 export function relayRestRoute(context: RelayRestRouteContext): SimRoute {
-  const { venue, auth, random, logger, unknownResponseRate } = context;
-  const reply = (requestId: string | null, answer: ImmediateAnswer): SimResponse => ({
+  const { venue, auth, logger, faults } = context;
+  const reply = (requestId: string | null, answer: ImmediateAnswer, delayMs = 0): SimResponse => ({
     status: answer.status,
     body: { requestId, ...answer.fields },
+    ...(delayMs > 0 ? { delayMs } : {}),
   });
   const handler = async (request: SimRequest): Promise<SimResponse> => {
     const who = auth.authenticate(request.headers.authorization);
@@ -126,11 +140,14 @@ export function relayRestRoute(context: RelayRestRouteContext): SimRoute {
     if (!parsed.ok) return reply(parsed.error.id ?? null, rejected(parsed.error.code, parsed.error.message));
     const { requestId, wallet, authorization7702, ...call } = parsed.value;
     if (wallet !== who.wallet) return reply(requestId, rejected('WALLET_MISMATCH', '$.wallet must equal the wallet claim of the JWT'));
+    // A slow relay: the request is handled now, its answer leaves late (a client may time out first).
+    const delayMs = faults.relayDelayMs();
+    const rejection = faults.relayRejection();
+    if (rejection !== undefined) return reply(requestId, rejectedByFault(rejection), delayMs);
     const result = await venue.submit(wallet, call, authorization7702);
-    const rate = unknownResponseRate();
-    const unknown = result.status === 'BROADCAST' && rate > 0 && random.next() < rate;
+    const unknown = result.status === 'BROADCAST' && faults.relayUnknown();
     logger.debug({ requestId, method: call.method, wallet, status: unknown ? 'UNKNOWN' : result.status }, 'relay request');
-    return reply(requestId, submitAnswer(result, unknown));
+    return reply(requestId, submitAnswer(result, unknown), delayMs);
   };
   // The server's own 413 and 500 in the failed-response shape; no requestId could be read.
   const failureBody = (failure: SimFailure, message: string) => {

@@ -20,16 +20,18 @@
  *   pending and one more transaction to track, that request's response is sent and the socket is
  *   closed with 4008 `PENDING_OUTCOME_LIMIT` (the transaction is broadcast, not tracked). Outcomes of
  *   a closed connection are never sent anywhere: the client reconciles by receipt.
- * - Faults (config `faults`, changeable at runtime): every `dropWebSocketsEveryMs` every socket is
- *   dropped without a close frame (the client sees 1006, as on a network failure); outcomes wait
- *   `outcomeDelayMs` (still pending meanwhile); a seeded `withholdOutcomesRate` fraction of outcomes
- *   is never sent (and no longer counts as pending); a seeded `unknownResponseRate` fraction of
- *   broadcasts is answered UNKNOWN `BROADCAST_RESULT_UNKNOWN` with `candidateTxHash` and not tracked.
+ * - Faults (asked of the service's fault model, fault-model.ts, never decided here): `dropAll` cuts
+ *   every socket without a close frame (the client sees 1006, as on a network failure), `closeAll`
+ *   closes them with a close frame (4008 `PENDING_OUTCOME_LIMIT` for that fault); an outcome may be
+ *   delayed (still pending meanwhile) or withheld (never sent, no longer pending); the answer to a
+ *   submission may leave `relayDelayMs` late (a slow relay: later frames and a close wait behind it,
+ *   as on one stream, and no frame is handled while a close waits); a request that
+ *   passed the checks above may be answered REJECTED without reaching the venue (the nonce does not
+ *   move), and a broadcast one UNKNOWN `BROADCAST_RESULT_UNKNOWN` with `candidateTxHash`, not tracked.
  */
-import { distinctUntilChanged, EMPTY, interval, map, switchMap, type Observable, type Subscription } from 'rxjs';
+import type { Subscription } from 'rxjs';
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
-import type { RandomSource } from '../core/random.ts';
 import {
   RELAY_PENDING_OUTCOME_LIMIT,
   RelayErrorCode,
@@ -43,8 +45,8 @@ import { parseRelayWsMessage, type RelayWsRequest } from '../protocol/relay-requ
 import type { SimVenue, TxOutcome } from '../venue/sim-venue.ts';
 import { RELAY_WS_PATH } from '../config/network-config.ts';
 import type { RelayAuth } from './relay-auth-routes.ts';
-import { rejected, submitAnswer, type ImmediateAnswer } from './relay-rest-route.ts';
-import type { SimFaults } from './sim-routes.ts';
+import { rejected, rejectedByFault, submitAnswer, type ImmediateAnswer } from './relay-rest-route.ts';
+import type { RelayFaultReader } from './fault-model.ts';
 
 /** Close reasons sent with the relay's own close codes (ours). */
 export const WS_CLOSE_REASON = {
@@ -59,17 +61,13 @@ export const MAX_REMEMBERED_IDS = 65_536;
 /** Frames waiting for their turn on one connection before the socket stops being read (ours). */
 const MAX_QUEUED_FRAMES = 256;
 
-export type RelayWsFaults = Pick<SimFaults, 'dropWebSocketsEveryMs' | 'outcomeDelayMs' | 'withholdOutcomesRate' | 'unknownResponseRate'>;
-
 export interface RelayWsHubContext {
   readonly venue: SimVenue;
   readonly auth: Pick<RelayAuth, 'authenticate'>;
   readonly clock: Clock;
-  /** Seeded: which outcomes are withheld and which broadcasts are answered UNKNOWN. */
-  readonly random: RandomSource;
   readonly logger: Logger;
-  /** The current fault settings, replayed on subscription (a BehaviorSubject). */
-  readonly faults$: Observable<RelayWsFaults>;
+  /** Which outcomes are withheld or delayed, which requests are answered REJECTED or UNKNOWN. */
+  readonly faults: RelayFaultReader;
 }
 
 export interface RelayWsHubParameters {
@@ -112,6 +110,10 @@ export interface RelayWsHub {
   connectionCount(): number;
   /** Outcomes tracked and not yet sent, over every connection. */
   pendingOutcomeCount(): number;
+  /** Drops every connection without a close frame (a fault: the clients see 1006). */
+  dropAll(): void;
+  /** Closes every connection with `code` and `reason` (a fault, e.g. 4008 PENDING_OUTCOME_LIMIT). */
+  closeAll(code: number, reason: string): void;
   /** Closes every connection with 1001 and refuses upgrades from then on. Idempotent. */
   stop(): void;
 }
@@ -128,6 +130,10 @@ interface Connection {
   /** Frames are handled one at a time, in arrival order: the tail of that chain and its length. */
   queue: Promise<void>;
   queued: number;
+  /** When the last frame held back (a slow relay) leaves: nothing leaves before it, a close neither. */
+  sendAfter: number;
+  /** Its close waits behind held-back frames: no more frames are handled meanwhile. */
+  closing: boolean;
 }
 
 function refusal(status: number, code: RelayErrorCodeName, message: string): RelayUpgradeCheck {
@@ -151,26 +157,42 @@ function intentNonce(request: RelayWsRequest): bigint | undefined {
  * The relay WebSocket's rules over `venue`.
  *
  * @example
- * const hub = createRelayWsHub({ venue, auth, clock, random, logger, faults$ });
+ * const hub = createRelayWsHub({ venue, auth, clock, logger, faults: createFaultModel({ clock, random }) });
  * const check = hub.checkUpgrade('/relay/ws', `Bearer ${jwt}`);
  * if (check.ok) { const connection = hub.accept(peer, check.wallet); connection.frame(text); }
  */
 export function createRelayWsHub(context: RelayWsHubContext, parameters: RelayWsHubParameters = {}): RelayWsHub {
-  const { venue, auth, clock, random, logger } = context;
+  const { venue, auth, clock, logger, faults } = context;
   const limit = parameters.pendingOutcomeLimit ?? RELAY_PENDING_OUTCOME_LIMIT;
   const byWallet = new Map<Address, Connection>();
   const connections = new Set<Connection>();
   const tracked = new Map<Hex, Connection>();
-  let faults: RelayWsFaults = { dropWebSocketsEveryMs: 0, outcomeDelayMs: 0, withholdOutcomesRate: 0, unknownResponseRate: 0 };
   let stopped = false;
 
-  const chance = (rate: number) => rate > 0 && random.next() < rate;
-
-  const send = (connection: Connection, message: unknown) => {
-    if (connection.open) connection.peer.send(JSON.stringify(message));
+  /** Runs `action` at `at` on the clock unless the connection is released first. */
+  const later = (connection: Connection, at: number, action: () => void) => {
+    const timer: Subscription = clock.scheduler.schedule(() => {
+      connection.timers.delete(timer);
+      action();
+    }, at - clock.now());
+    connection.timers.add(timer);
   };
-  const respond = (connection: Connection, id: string, answer: ImmediateAnswer) => {
-    send(connection, { type: 'response', id, ...answer.fields });
+  /** Sends `message` `delayMs` from now (a slow relay's answer), and never before a frame sent earlier. */
+  const send = (connection: Connection, message: unknown, delayMs = 0) => {
+    const text = JSON.stringify(message);
+    const at = Math.max(clock.now() + delayMs, connection.sendAfter);
+    const deliver = () => {
+      if (connection.open) connection.peer.send(text);
+    };
+    if (at <= clock.now()) {
+      deliver();
+      return;
+    }
+    connection.sendAfter = at;
+    later(connection, at, deliver);
+  };
+  const respond = (connection: Connection, id: string, answer: ImmediateAnswer, delayMs = 0) => {
+    send(connection, { type: 'response', id, ...answer.fields }, delayMs);
   };
 
   /** Stops all work for a connection; its pending outcomes are forgotten. Idempotent. */
@@ -186,8 +208,18 @@ export function createRelayWsHub(context: RelayWsHubContext, parameters: RelayWs
   };
 
   const closeConnection = (connection: Connection, code: number, reason: string) => {
-    release(connection);
-    connection.peer.close(code, reason);
+    if (connection.closing) return;
+    const close = () => {
+      release(connection);
+      connection.peer.close(code, reason);
+    };
+    if (connection.sendAfter <= clock.now()) {
+      close();
+      return;
+    }
+    // The close frame follows the frames still held back, as on one stream.
+    connection.closing = true;
+    later(connection, connection.sendAfter, close);
   };
 
   const deliver = (connection: Connection, outcome: TxOutcome) => {
@@ -208,12 +240,13 @@ export function createRelayWsHub(context: RelayWsHubContext, parameters: RelayWs
     const connection = tracked.get(outcome.txHash);
     if (connection === undefined) return;
     tracked.delete(outcome.txHash);
-    if (chance(faults.withholdOutcomesRate)) {
+    const fault = faults.outcome();
+    if (fault.withhold) {
       connection.pending.delete(outcome.txHash);
       logger.debug({ wallet: connection.wallet, txHash: outcome.txHash }, 'relay ws outcome withheld (fault)');
       return;
     }
-    const delay = faults.outcomeDelayMs;
+    const delay = fault.delayMs;
     if (delay <= 0) {
       deliver(connection, outcome);
       return;
@@ -226,7 +259,7 @@ export function createRelayWsHub(context: RelayWsHubContext, parameters: RelayWs
   };
 
   const handleFrame = async (connection: Connection, text: string): Promise<void> => {
-    if (!connection.open) return;
+    if (!connection.open || connection.closing) return;
     const parsed = parseRelayWsMessage(text, connection.wallet);
     const id = parsed.ok ? parsed.value.id : parsed.error.id;
     if (id === undefined) {
@@ -250,49 +283,47 @@ export function createRelayWsHub(context: RelayWsHubContext, parameters: RelayWs
       respond(connection, id, rejected('NONCE_NOT_INCREASING', `nonce ${nonce} is not above ${connection.lastNonce}, the last on this connection`));
       return;
     }
+    // A slow relay: the request is handled now, its answer leaves late.
+    const delayMs = faults.relayDelayMs();
+    const rejection = faults.relayRejection();
+    if (rejection !== undefined) {
+      respond(connection, id, rejectedByFault(rejection), delayMs);
+      return;
+    }
     const result = await venue.submit(connection.wallet, call, authorization7702);
-    if (!connection.open) return;
+    if (!connection.open || connection.closing) return;
     if (nonce !== undefined && result.status !== 'REJECTED') connection.lastNonce = nonce;
     logger.debug({ id, method: call.method, wallet: connection.wallet, status: result.status }, 'relay ws request');
     if (result.status !== 'BROADCAST') {
-      respond(connection, id, submitAnswer(result));
+      respond(connection, id, submitAnswer(result), delayMs);
       return;
     }
-    if (chance(faults.unknownResponseRate)) {
-      respond(connection, id, submitAnswer(result, true));
+    if (faults.relayUnknown()) {
+      respond(connection, id, submitAnswer(result, true), delayMs);
       return;
     }
     if (connection.pending.size >= limit) {
-      respond(connection, id, submitAnswer(result));
+      respond(connection, id, submitAnswer(result), delayMs);
       logger.info({ wallet: connection.wallet, pending: connection.pending.size }, 'relay ws pending outcome limit: closing');
       closeConnection(connection, WS_CLOSE_PENDING_OUTCOME_LIMIT, WS_CLOSE_REASON.pendingOutcomeLimit);
       return;
     }
     connection.pending.set(result.txHash, id);
     tracked.set(result.txHash, connection);
-    respond(connection, id, submitAnswer(result));
+    respond(connection, id, submitAnswer(result), delayMs);
   };
 
   const outcomesSubscription = venue.outcomes$.subscribe({
     next: onOutcome,
     error: (error: unknown) => logger.error({ err: error }, 'venue outcomes stream failed'),
   });
-  const faultsSubscription = context.faults$.subscribe((next) => {
-    faults = next;
-  });
-  const dropSubscription = context.faults$
-    .pipe(
-      map((next) => next.dropWebSocketsEveryMs),
-      distinctUntilChanged(),
-      switchMap((every) => (every > 0 ? interval(every, clock.scheduler) : EMPTY)),
-    )
-    .subscribe(() => {
-      if (connections.size > 0) logger.info({ connections: connections.size }, 'relay ws: dropping every socket (fault)');
-      for (const connection of [...connections]) {
-        release(connection);
-        connection.peer.terminate();
-      }
-    });
+  const dropAll = () => {
+    if (connections.size > 0) logger.info({ connections: connections.size }, 'relay ws: dropping every socket (fault)');
+    for (const connection of [...connections]) {
+      release(connection);
+      connection.peer.terminate();
+    }
+  };
 
   return {
     checkUpgrade(target, authorization) {
@@ -312,7 +343,7 @@ export function createRelayWsHub(context: RelayWsHubContext, parameters: RelayWs
         logger.info({ wallet }, 'relay ws replaced by a new connection');
         closeConnection(previous, WS_CLOSE_REPLACED, WS_CLOSE_REASON.replaced);
       }
-      const connection: Connection = { peer, wallet, ids: new Set(), pending: new Map(), timers: new Set(), lastNonce: undefined, open: !stopped, queue: Promise.resolve(), queued: 0 };
+      const connection: Connection = { peer, wallet, ids: new Set(), pending: new Map(), timers: new Set(), lastNonce: undefined, open: !stopped, queue: Promise.resolve(), queued: 0, sendAfter: 0, closing: false };
       if (stopped) {
         peer.close(1001, WS_CLOSE_REASON.serverStopping);
       } else {
@@ -347,13 +378,16 @@ export function createRelayWsHub(context: RelayWsHubContext, parameters: RelayWs
 
     connectionCount: () => connections.size,
     pendingOutcomeCount: () => tracked.size,
+    dropAll,
+    closeAll(code, reason) {
+      if (connections.size > 0) logger.info({ connections: connections.size, code, reason }, 'relay ws: closing every socket (fault)');
+      for (const connection of [...connections]) closeConnection(connection, code, reason);
+    },
 
     stop() {
       if (stopped) return;
       stopped = true;
       outcomesSubscription.unsubscribe();
-      faultsSubscription.unsubscribe();
-      dropSubscription.unsubscribe();
       for (const connection of [...connections]) closeConnection(connection, 1001, WS_CLOSE_REASON.serverStopping);
     },
   };

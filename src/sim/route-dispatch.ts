@@ -28,6 +28,8 @@ export interface SimAnswer {
   readonly text: string;
   /** True when the connection should close after the answer (an unread oversized body). */
   readonly closeConnection: boolean;
+  /** How long to hold the answer back on the clock before sending it (`SimResponse.delayMs`, a fault). */
+  readonly delayMs: number;
 }
 
 export type SimDispatch = (request: RawSimRequest) => Promise<SimAnswer>;
@@ -58,6 +60,7 @@ function answer(response: SimResponse, extra: Readonly<Record<string, string>> =
     headers: { ...response.headers, ...extra, 'content-type': JSON_CONTENT_TYPE },
     text: text ?? JSON.stringify(response.body) ?? 'null',
     closeConnection,
+    delayMs: response.delayMs ?? 0,
   };
 }
 

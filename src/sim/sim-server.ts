@@ -11,7 +11,7 @@ import { createHttpServer, type HttpServer, type ListeningAddress } from './http
 import { createRelayWs } from './relay-ws.ts';
 import type { RelayWsHub } from './relay-ws-hub.ts';
 import { createSimService, type CreateSimServiceParameters } from './sim-service.ts';
-import type { FaultSettings } from './sim-routes.ts';
+import type { FaultModel } from './fault-model.ts';
 
 export type CreateSimServerParameters = CreateSimServiceParameters & { readonly clock: Clock; readonly logger: Logger };
 
@@ -25,8 +25,8 @@ export interface StartParameters {
 export interface SimServer {
   /** The venue model behind the server (tests step or stop its blocks). */
   readonly venue: SimVenueModel;
-  /** The current fault settings (the same as `GET /sim/faults`). */
-  readonly faults: FaultSettings;
+  /** The venue's faults (the same as `/sim/faults`). */
+  readonly faults: FaultModel;
   /** The relay WebSocket (connection and pending-outcome counts). */
   readonly relayWs: Pick<RelayWsHub, 'connectionCount' | 'pendingOutcomeCount'>;
   /** Starts the venue (blocks, background flow), then listens. Resolves with the base URL. */

@@ -1,30 +1,32 @@
 /**
  * The simulated venue as a service, without a network: the venue model and its background order
  * flow, every HTTP route behind one dispatcher (market data, user data, tokens and quotes, relay auth
- * and REST, JSON-RPC, `/sim`), the relay WebSocket's hub, and the fault settings they all read. Two
+ * and REST, JSON-RPC, `/sim`), the relay WebSocket's hub, and the fault model they all consult. Two
  * faces put it on a wire: `createSimServer` (node:http and `ws` on loopback, `clobbot sim`) and the
  * in-process connection (src/runtime, virtual time); both answer through this one service, so the
  * rules cannot drift apart.
  *
- * Fault settings start from `config.faults` and can be changed at runtime (`POST /sim/faults`, or
- * `faults.set`); every component reads the current settings.
+ * Faults live in one fault model (fault-model.ts), seeded by `random`: standing settings from
+ * `config.faults` (changed by `POST /sim/faults` or `faults.set`), one-shot actions (`faults.apply`,
+ * `POST /sim/faults/actions`) and scripts at clock times (`faults.schedule`, `POST /sim/faults/script`).
  */
 import { randomFillSync } from 'node:crypto';
-import { BehaviorSubject } from 'rxjs';
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
 import type { RandomSource } from '../core/random.ts';
 import type { SimConfig } from '../config/sim-config.ts';
 import { createSimVenue } from '../venue/create-sim-venue.ts';
 import type { SimVenueModel } from '../venue/sim-venue.ts';
+import { WS_CLOSE_PENDING_OUTCOME_LIMIT } from '../protocol/constants.ts';
+import { createFaultModel, type FaultModel } from './fault-model.ts';
 import { jsonRpcRoute } from './json-rpc-route.ts';
 import { JwtSecret } from './jwt.ts';
 import { marketAndUserRoutes } from './market-and-user-routes.ts';
 import { createRelayAuth } from './relay-auth-routes.ts';
 import { relayRestRoute } from './relay-rest-route.ts';
-import { createRelayWsHub, type RelayWsHub } from './relay-ws-hub.ts';
+import { createRelayWsHub, WS_CLOSE_REASON, type RelayWsHub } from './relay-ws-hub.ts';
 import { createSimDispatch, type SimDispatch } from './route-dispatch.ts';
-import { simRoutes, type FaultSettings, type SimFaults } from './sim-routes.ts';
+import { simRoutes } from './sim-routes.ts';
 
 export interface CreateSimServiceParameters {
   readonly config: SimConfig;
@@ -46,8 +48,8 @@ export interface CreateSimServiceParameters {
 export interface SimService {
   /** The venue model (tests step or stop its blocks). */
   readonly venue: SimVenueModel;
-  /** The current fault settings (the same as `GET /sim/faults`). */
-  readonly faults: FaultSettings;
+  /** The venue's faults: settings (`GET /sim/faults`), actions at once and scripts on the clock. */
+  readonly faults: FaultModel;
   /** Every HTTP route of every host. */
   readonly dispatch: SimDispatch;
   /** The relay WebSocket's rules. */
@@ -87,35 +89,25 @@ export function createSimService(parameters: CreateSimServiceParameters): SimSer
     ...(parameters.seed === undefined ? {} : { seed: parameters.seed }),
   });
 
-  // One mutable object read by the market-data routes on every request, and a subject for the relay WebSocket.
-  const current: { -readonly [K in keyof SimFaults]: SimFaults[K] } = { ...config.faults };
-  const faults$ = new BehaviorSubject<SimFaults>({ ...current });
-  const faults: FaultSettings = {
-    get: () => ({ ...current }),
-    set(next) {
-      Object.assign(current, next);
-      logger.info({ faults: current }, 'sim faults changed');
-      faults$.next({ ...current });
-    },
-  };
+  const faults = createFaultModel({ clock, random, settings: config.faults, logger: logger.child({ component: 'faults' }) });
 
   const auth = createRelayAuth(
     { clock, random: secrets, logger: logger.child({ component: 'relay-auth' }) },
     { chainId: config.chainId, jwtLifetimeSec: config.auth.jwtLifetimeSec, secret: jwtSecret(secrets) },
   );
-  const relayWs = createRelayWsHub({ venue, auth, clock, random, logger: logger.child({ component: 'relay-ws' }), faults$ });
+  const relayWs = createRelayWsHub({ venue, auth, clock, logger: logger.child({ component: 'relay-ws' }), faults });
+  // The connection faults the model announces, carried out by the hub and the auth.
+  const faultEvents = faults.events$.subscribe((event) => {
+    if (event === 'drop-connections') relayWs.dropAll();
+    else if (event === 'close-pending-outcome-limit') relayWs.closeAll(WS_CLOSE_PENDING_OUTCOME_LIMIT, WS_CLOSE_REASON.pendingOutcomeLimit);
+    else auth.expireIssuedTokens();
+  });
   const routes = [
-    ...marketAndUserRoutes(venue, { config, clock, random, secret: jwtSecret(secrets), faults: current }),
+    ...marketAndUserRoutes(venue, { config, clock, random, secret: jwtSecret(secrets), faults }),
     ...auth.routes,
-    relayRestRoute({
-      venue,
-      auth,
-      random,
-      logger: logger.child({ component: 'relay' }),
-      unknownResponseRate: () => current.unknownResponseRate,
-    }),
+    relayRestRoute({ venue, auth, logger: logger.child({ component: 'relay' }), faults }),
     jsonRpcRoute({ venue, chainId: config.chainId }),
-    ...simRoutes({ venue, faults }),
+    ...simRoutes({ venue, faults, clock }),
   ];
   const dispatch = createSimDispatch({ routes, maxBodyBytes: config.http.maxBodyBytes, logger: logger.child({ component: 'http' }) });
 
@@ -129,9 +121,10 @@ export function createSimService(parameters: CreateSimServiceParameters): SimSer
     stop() {
       if (stopped) return;
       stopped = true;
+      faultEvents.unsubscribe();
+      faults.stop();
       relayWs.stop();
       venue.stop();
-      faults$.complete();
     },
   };
 }

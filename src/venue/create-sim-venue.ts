@@ -27,7 +27,7 @@ import type { BlockInfo, SimVenueModel, SystemTxBody, TxOutcome, TxReceipt } fro
 import { createVenueCatalog } from './venue-catalog.ts';
 import type { VenueEvent } from './venue-events.ts';
 import { executeVenueTx, type QueuedTx, type VenueTx } from './venue-transaction.ts';
-import { systemTxHash } from './venue-hashes.ts';
+import { systemTxHashes } from './venue-hashes.ts';
 
 /** The `from` of system transactions (ours: keccak256("clobbot.sim.system")). */
 export const SYSTEM_SENDER: Address = '0xa9d51c5a44cdf1858ed4ff57258a196fac97a50e';
@@ -100,6 +100,7 @@ export function createSimVenue(parameters: CreateSimVenueParameters): SimVenueMo
   const dirty = new Set<Address>();
   const relayTxs = new Set<Hex>();
   let systemNonce = 0n;
+  const systemTxHash = systemTxHashes(config.chainId, SYSTEM_SENDER);
 
   const recordEvents = (events: readonly VenueEvent[], context: LogContext) => {
     if (events.length === 0) return;
@@ -308,7 +309,7 @@ export function createSimVenue(parameters: CreateSimVenueParameters): SimVenueMo
         body.kind === 'batch'
           ? { kind: 'batch', accountId, market, cancelSlotIdxs: body.cancelSlotIdxs, expectedOrderIds: body.expectedOrderIds, orders: body.orders }
           : { kind: 'replace', accountId, market, ops: body.ops, expectedOrderIds: body.expectedOrderIds };
-      const hash = systemTxHash(config.chainId, SYSTEM_SENDER, systemNonce++);
+      const hash = systemTxHash(systemNonce++);
       chain.enqueue({ hash, from: SYSTEM_SENDER, to: market, type: 'DYNAMIC_FEE', payload: { origin: 'system', tx } });
       return hash;
     },

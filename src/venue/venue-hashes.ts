@@ -1,8 +1,7 @@
 /**
- * The hashes the simulated chain makes up for itself: block hashes and the hashes of its system
- * transactions (the background flow's orders). Both are keccak256 of an ABI encoding
- * (docs/protocol.md, "Local venue"), written into a buffer and hashed with our keccak rather than
- * through viem's generic encoder: a virtual hour makes tens of thousands of them.
+ * The hashes the simulated chain makes up for itself: block hashes (keccak256 of an ABI encoding,
+ * written into a buffer and hashed with our keccak rather than through viem's generic encoder: a
+ * virtual hour makes nine thousand) and the hashes of its system transactions.
  */
 import { bytesToHex } from 'viem';
 import type { Address, Hex } from '../protocol/encoding.ts';
@@ -29,16 +28,19 @@ export function blockHash(chainId: number, number: bigint, parentHash: Hex, time
   return bytesToHex(keccak256Bytes(bytes));
 }
 
-const systemTx = new Uint8Array(3 * WORD);
-
 /**
- * `keccak256(abi.encode(uint256 chainId, address sender, uint256 nonce))`: a system transaction's hash.
+ * The hashes of a venue's system transactions (the background flow's orders): 24 bytes that name
+ * the chain and the sender, `keccak256(abi.encode(uint256 chainId, address sender))[0..24)`, then the
+ * sender's nonce as 8 bytes, big-endian. Unique by construction (the nonce) and free to make: the
+ * flow sends tens of thousands an hour, and nothing outside the venue derives them (ours:
+ * docs/protocol.md, "Local venue").
  *
- * @example systemTxHash(31337, SYSTEM_SENDER, 0n)
+ * @example const hashOf = systemTxHashes(31337, SYSTEM_SENDER); hashOf(0n) // '0x…0000000000000000'
  */
-export function systemTxHash(chainId: number, sender: Address, nonce: bigint): Hex {
-  writeUintWord(systemTx, 0, chainId);
-  writeHexWord(systemTx, WORD, sender, 20);
-  writeUintWord(systemTx, 2 * WORD, nonce);
-  return bytesToHex(keccak256Bytes(systemTx));
+export function systemTxHashes(chainId: number, sender: Address): (nonce: bigint) => Hex {
+  const bytes = new Uint8Array(2 * WORD);
+  writeUintWord(bytes, 0, chainId);
+  writeHexWord(bytes, WORD, sender, 20);
+  const prefix = bytesToHex(keccak256Bytes(bytes)).slice(0, 2 + 48);
+  return (nonce) => `${prefix}${BigInt.asUintN(64, nonce).toString(16).padStart(16, '0')}` as Hex;
 }

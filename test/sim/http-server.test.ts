@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { liveClock } from '../../src/core/clock.ts';
+import { liveClock, type Clock } from '../../src/core/clock.ts';
+import { VirtualClock } from '../../src/core/virtual-clock.ts';
 import { createLogger } from '../../src/core/logger.ts';
 import type { SimRoute } from '../../src/sim/http-types.ts';
 import { createHttpServer, type HttpServer } from '../../src/sim/http-server.ts';
@@ -37,8 +38,33 @@ const routes: SimRoute[] = [
   },
   { method: 'GET', pattern: '/reject', handler: () => Promise.reject(new Error('async boom')) },
   { method: 'GET', pattern: '/bigint', handler: () => ({ status: 200, body: { value: 1n } }) },
-  { method: 'GET', pattern: '/slow', handler: () => new Promise((resolve) => setTimeout(() => resolve({ status: 200, body: 'late' }), 50)) },
+  {
+    method: 'GET',
+    pattern: '/slow',
+    handler: () => {
+      held.entered();
+      return { status: 200, body: 'slow', delayMs: 1500 };
+    },
+  },
+  {
+    method: 'GET',
+    pattern: '/held',
+    handler: () => {
+      held.entered();
+      return held.answer;
+    },
+  },
 ];
+
+/** `/held` tells when a request reached its handler, and answers only when the test releases it. */
+let held = holdGate();
+function holdGate() {
+  let entered!: () => void;
+  let release!: () => void;
+  const reached = new Promise<void>((resolve) => (entered = resolve));
+  const answer = new Promise<{ status: number; body: unknown }>((resolve) => (release = () => resolve({ status: 200, body: 'late' })));
+  return { entered, reached, answer, release };
+}
 
 let server: HttpServer | undefined;
 afterEach(async () => {
@@ -46,9 +72,9 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function start(maxBodyBytes = 1024) {
+async function start(maxBodyBytes = 1024, clock: Clock = liveClock) {
   const { logger, lines } = capturingLogger();
-  server = createHttpServer({ dispatch: createSimDispatch({ routes, maxBodyBytes, logger }), logger, clock: liveClock });
+  server = createHttpServer({ dispatch: createSimDispatch({ routes, maxBodyBytes, logger }), logger, clock });
   const { url, port } = await server.listen(0);
   return { url, port, lines };
 }
@@ -187,13 +213,29 @@ describe('createHttpServer', () => {
   it('closes idempotently, also with an idle keep-alive connection and a request in flight', async () => {
     const { url } = await start();
     expect((await fetch(`${url}/api/v3/depth`)).status).toBe(200); // leaves an idle keep-alive socket
-    const inFlight = fetch(`${url}/slow`).catch((error: unknown) => error);
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    held = holdGate();
+    const inFlight = fetch(`${url}/held`).catch((error: unknown) => error);
+    await held.reached;
     const current = server!;
     await Promise.all([current.close(), current.close()]);
     await current.close();
+    // Cut while its handler still had no answer.
     expect(await inFlight).toBeInstanceOf(Error);
+    held.release();
     await expect(fetch(`${url}/api/v3/depth`)).rejects.toThrow();
+  });
+
+  it('holds an answer with delayMs back on the clock (a slow-response fault) before writing it', async () => {
+    held = holdGate();
+    const clock = new VirtualClock(Date.UTC(2026, 0, 1));
+    const { url } = await start(1024, clock);
+    const response = fetch(`${url}/slow`);
+    await held.reached;
+    // The handler has answered; the server waits for the clock, not for wall time.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(clock.nextDueTime()).toBe(clock.now() + 1500);
+    clock.advanceBy(1500);
+    expect(await (await response).json()).toBe('slow');
   });
 
   it('closes a server that never listened', async () => {

@@ -3,7 +3,9 @@ import { seededRandom } from '../../src/core/random.ts';
 import { marketErrorBody } from '../../src/protocol/error-bodies.ts';
 import { depthSchema, exchangeInfoSchema, klinesSchema, ticker24hrSchema, tradesSchema } from '../../src/protocol/market-data.ts';
 import { marketDataErrorBodySchema } from '../../src/protocol/error-bodies.ts';
-import { MARKET_FAULT_BODIES, marketDataRoutes, type MarketDataFaults } from '../../src/sim/market-data-routes.ts';
+import type { SimFaultsPatch } from '../../src/config/fault-config.ts';
+import { createFaultModel, type FaultModel } from '../../src/sim/fault-model.ts';
+import { MARKET_FAULT_BODIES, marketDataRoutes } from '../../src/sim/market-data-routes.ts';
 import { createWeightLimiter, USED_WEIGHT_HEADER } from '../../src/sim/weight-limiter.ts';
 import { call } from './sim-request.ts';
 import { createVenueFixture, type VenueFixture } from './venue-fixture.ts';
@@ -13,11 +15,12 @@ beforeAll(async () => {
   fixture = await createVenueFixture({ levels: 120, trades: 6 });
 });
 
-function routes(options: { weightPerMinute?: number; faults?: MarketDataFaults; seed?: number } = {}) {
+function routes(options: { weightPerMinute?: number; faults?: SimFaultsPatch; seed?: number } = {}): { limiter: ReturnType<typeof createWeightLimiter>; routes: ReturnType<typeof marketDataRoutes>; faults: FaultModel } {
   const { clock, venue } = fixture;
   const limiter = createWeightLimiter(clock, { weightPerMinute: options.weightPerMinute ?? 1200 });
-  const faults = options.faults ?? { marketDataErrorRate: 0, marketDataDelayMs: 0 };
-  return { limiter, routes: marketDataRoutes(venue, { limiter, clock, faults, random: seededRandom(options.seed ?? 1) }) };
+  const faults = createFaultModel({ clock, random: seededRandom(options.seed ?? 1) });
+  faults.apply({ action: 'set', settings: options.faults ?? {} });
+  return { limiter, routes: marketDataRoutes(venue, { limiter, faults }), faults };
 }
 
 function weight(response: { headers?: Readonly<Record<string, string>> }): number {
@@ -168,8 +171,7 @@ describe('market-data routes: weight limit', () => {
 
 describe('market-data routes: faults', () => {
   it('answers 500/503 with Binance bodies at the error rate, still weighed', async () => {
-    const faults = { marketDataErrorRate: 1, marketDataDelayMs: 0 };
-    const { routes: r } = routes({ faults });
+    const { routes: r, faults } = routes({ faults: { marketDataErrorRate: 1 } });
     const statuses = new Set<number>();
     for (let i = 0; i < 20; i++) {
       const response = await call(r, { url: '/api/v3/depth?symbol=MON_USDC' });
@@ -178,14 +180,14 @@ describe('market-data routes: faults', () => {
       expect(weight(response)).toBe(i + 1);
     }
     expect([...statuses].sort()).toEqual([500, 503]);
-    // Faults are read on every request: switched off, answers are normal again.
-    faults.marketDataErrorRate = 0;
+    // Faults are asked on every request: switched off, answers are normal again.
+    faults.apply({ action: 'set', settings: { marketDataErrorRate: 0 } });
     expect((await call(r, { url: '/api/v3/depth?symbol=MON_USDC' })).status).toBe(200);
   });
 
   it('fails about the configured fraction, the same way for the same seed', async () => {
     const run = async () => {
-      const { routes: r } = routes({ faults: { marketDataErrorRate: 0.25, marketDataDelayMs: 0 }, weightPerMinute: 1_000_000, seed: 7 });
+      const { routes: r } = routes({ faults: { marketDataErrorRate: 0.25 }, weightPerMinute: 1_000_000, seed: 7 });
       const statuses: number[] = [];
       for (let i = 0; i < 400; i++) statuses.push((await call(r, { url: '/api/v3/trades?symbol=MON_USDC&limit=1' })).status);
       return statuses;
@@ -197,20 +199,21 @@ describe('market-data routes: faults', () => {
     expect(await run()).toEqual(first);
   });
 
-  it('delays answers on the clock', async () => {
-    const { routes: r } = routes({ faults: { marketDataErrorRate: 0, marketDataDelayMs: 1500 } });
-    let answered = false;
-    const pending = Promise.resolve(call(r, { url: '/api/v3/ticker/24hr?symbol=MON_USDC' })).then((response) => {
-      answered = true;
-      return response;
-    });
-    await Promise.resolve();
-    fixture.clock.advanceBy(1499);
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(answered).toBe(false);
-    fixture.clock.advanceBy(1);
-    const response = await pending;
+  it('answers an injected 429 exactly like a weight refusal, Retry-After from the settings', async () => {
+    const { routes: r } = routes({ faults: { marketDataRateLimitRate: 1, marketDataRetryAfterSec: 7 }, weightPerMinute: 5000 });
+    const response = await call(r, { url: '/api/v3/ticker/24hr?symbol=MON_USDC' });
+    expect(response.status).toBe(429);
+    expect(response.headers).toMatchObject({ 'Retry-After': '7', [USED_WEIGHT_HEADER]: '1' });
+    expect(response.body).toEqual(marketErrorBody.tooManyRequests(5000));
+  });
+
+  it('marks answers to be held back on the clock by the delay (the face waits, not the handler)', async () => {
+    const { routes: r } = routes({ faults: { marketDataDelayMs: 1500 } });
+    const response = await call(r, { url: '/api/v3/ticker/24hr?symbol=MON_USDC' });
     expect(response.status).toBe(200);
+    expect(response.delayMs).toBe(1500);
     expect(weight(response)).toBe(1);
+    const { routes: prompt } = routes();
+    expect((await call(prompt, { url: '/api/v3/ticker/24hr?symbol=MON_USDC' })).delayMs).toBeUndefined();
   });
 });

@@ -157,3 +157,19 @@ describe('relay auth routes', () => {
     expect(auth.outstandingChallenges()).toBe(1);
   });
 });
+
+describe('relay auth: the expire-tokens fault', () => {
+  it('refuses every JWT issued before as expired, accepts those issued after, and other keys stay bad signatures', async () => {
+    const { auth, secret } = setup(3600);
+    const claims = { wallet: walletAddress, aud: 'relay', iat: 1_735_689_600, exp: 1_735_693_200 };
+    const before = signJwt(secret, claims);
+    expect(auth.authenticate(`Bearer ${before}`)).toMatchObject({ ok: true });
+    auth.expireIssuedTokens();
+    expect(auth.authenticate(`Bearer ${before}`)).toEqual({ ok: false, message: 'JWT expired' });
+    const stranger = signJwt(JwtSecret.fromBytes(new Uint8Array(32).fill(3)), claims);
+    expect(auth.authenticate(`Bearer ${stranger}`)).toEqual({ ok: false, message: 'JWT signature does not verify' });
+    // Sixteen more expiries: the oldest key is forgotten, its token then fails as any unknown key's (still a 401).
+    for (let i = 0; i < 16; i++) auth.expireIssuedTokens();
+    expect(auth.authenticate(`Bearer ${before}`)).toEqual({ ok: false, message: 'JWT signature does not verify' });
+  });
+});

@@ -2,7 +2,7 @@
  * The dev-only `/sim/` endpoints over real HTTP: info, funding, fault settings.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OWNER, OTHER_WALLET, getJson, lower, postJson, postText, startTestVenue, type TestVenue } from './relay-harness.ts';
+import { OWNER, OTHER_WALLET, bearer, getJson, lower, postJson, postText, signIn, startTestVenue, type TestVenue } from './relay-harness.ts';
 
 let venue: TestVenue;
 beforeAll(async () => {
@@ -94,5 +94,63 @@ describe('/sim/faults', () => {
     expect((await getJson(`${venue.url}/sim/faults`)).body).toEqual(changed.body);
     await postJson(`${venue.url}/sim/faults`, venue.config.faults);
     expect((await getJson(`${venue.url}/sim/faults`)).body).toEqual(venue.config.faults);
+  });
+});
+
+describe('/sim/faults/actions and /sim/faults/script', () => {
+  it('applies an action at once and answers it with its defaults and the one-shot faults left', async () => {
+    const applied = await postJson(`${venue.url}/sim/faults/actions`, { action: 'answer-rejected', count: 2, code: 'RATE_LIMITED' });
+    expect(applied.status).toBe(200);
+    expect(applied.body).toEqual({
+      action: { action: 'answer-rejected', count: 2, code: 'RATE_LIMITED', retryAfterMs: 1000 },
+      pending: { outcomes: 0, relayRejections: 2, unknownAnswers: 0, marketData: 0 },
+    });
+    expect((await getJson(`${venue.url}/sim/faults/actions`)).body).toEqual({ pending: applied.body.pending });
+    // Used up by the next two submissions, which never reach the venue.
+    expect(venue.server.faults.relayRejection()).toEqual({ code: 'RATE_LIMITED', retryAfterMs: 1000 });
+    expect(venue.server.faults.relayRejection()).toEqual({ code: 'RATE_LIMITED', retryAfterMs: 1000 });
+    expect((await getJson(`${venue.url}/sim/faults/actions`)).body.pending.relayRejections).toBe(0);
+  });
+
+  it('expires every relay JWT issued so far: the next call gets 401 AUTHENTICATION_FAILED "JWT expired", a new sign-in works', async () => {
+    const token = await signIn(venue.url, OTHER_WALLET);
+    const probe = () => postText(`${venue.url}/relay`, '{', bearer(token));
+    // A good token gets past the JWT check (and fails on the body).
+    expect((await probe()).body).toMatchObject({ code: 'INVALID_JSON' });
+    expect((await postJson(`${venue.url}/sim/faults/actions`, { action: 'expire-tokens' })).status).toBe(200);
+    const refused = await probe();
+    expect(refused.status).toBe(401);
+    expect(refused.body).toMatchObject({ status: 'REJECTED', code: 'AUTHENTICATION_FAILED', message: 'JWT expired', retryable: false });
+    const fresh = await signIn(venue.url, OTHER_WALLET);
+    expect((await postText(`${venue.url}/relay`, '{', bearer(fresh))).body).toMatchObject({ code: 'INVALID_JSON' });
+  });
+
+  it('refuses bad actions and scripts with 400 and a relay error code, changing nothing', async () => {
+    for (const [path, body, code] of [
+      ['actions', { action: 'explode' }, 'INVALID_REQUEST'],
+      ['actions', { action: 'withhold-outcomes', count: 0 }, 'INVALID_REQUEST'],
+      ['actions', { action: 'drop-connections', extra: 1 }, 'UNKNOWN_FIELD'],
+      ['actions', { action: 'set', settings: { outcomeDelayMs: -1 } }, 'INVALID_REQUEST'],
+      ['actions', [], 'INVALID_REQUEST'],
+      ['script', { at: 1 }, 'INVALID_REQUEST'],
+      ['script', [{ at: 'later', fault: { action: 'drop-connections' } }], 'INVALID_REQUEST'],
+      ['script', [{ at: 5, fault: { action: 'drop-connections' }, why: 'x' }], 'UNKNOWN_FIELD'],
+    ] as const) {
+      const answer = await postJson(`${venue.url}/sim/faults/${path}`, body);
+      expect(answer.status, JSON.stringify(body)).toBe(400);
+      expect(answer.body, JSON.stringify(body)).toMatchObject({ code, retryable: false });
+    }
+    expect((await postText(`${venue.url}/sim/faults/actions`, '{"action":"drop-connections","action":"expire-tokens"}')).body).toMatchObject({ code: 'DUPLICATE_FIELD' });
+    expect((await getJson(`${venue.url}/sim/faults/actions`)).body.pending).toEqual({ outcomes: 0, relayRejections: 0, unknownAnswers: 0, marketData: 0 });
+  });
+
+  it('schedules a script on the venue clock, counted from now', async () => {
+    const answer = await postJson(`${venue.url}/sim/faults/script`, [{ at: 0, fault: { action: 'answer-unknown', count: 3 } }]);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ scheduled: 1, startMs: expect.any(Number) });
+    // The entry runs on the scheduler's next turn (the venue's clock is the live one here).
+    await new Promise((resolve) => venue.clock.scheduler.schedule(() => resolve(undefined), 0));
+    expect((await getJson(`${venue.url}/sim/faults/actions`)).body.pending.unknownAnswers).toBe(3);
+    for (let i = 0; i < 3; i++) venue.server.faults.relayUnknown();
   });
 });

@@ -1,9 +1,9 @@
-/** The chain's own hashes equal keccak256 of viem's ABI encoding (the form docs/protocol.md gives). */
+/** The chain's own hashes, against viem's ABI encoding and keccak (the forms docs/protocol.md gives). */
 import fc from 'fast-check';
 import { encodeAbiParameters, keccak256 } from 'viem';
 import { describe, expect, it } from 'vitest';
 import type { Address, Hex } from '../../src/protocol/encoding.ts';
-import { blockHash, systemTxHash } from '../../src/venue/venue-hashes.ts';
+import { blockHash, systemTxHashes } from '../../src/venue/venue-hashes.ts';
 
 const bytes32 = fc.uint8Array({ minLength: 32, maxLength: 32 }).map((bytes) => `0x${Buffer.from(bytes).toString('hex')}` as Hex);
 const address = fc.uint8Array({ minLength: 20, maxLength: 20 }).map((bytes) => `0x${Buffer.from(bytes).toString('hex')}` as Address);
@@ -20,11 +20,15 @@ describe('venue hashes', () => {
     );
   });
 
-  it('systemTxHash = keccak256(abi.encode(uint256, address, uint256))', () => {
+  it('system transaction hashes: the keccak of (chainId, sender) cut to 24 bytes, then the nonce; unique per nonce', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 2 ** 40 }), address, fc.bigInt({ min: 0n, max: 2n ** 128n }), (chainId, sender, nonce) => {
-        const expected = keccak256(encodeAbiParameters([{ type: 'uint256' }, { type: 'address' }, { type: 'uint256' }], [BigInt(chainId), sender, nonce]));
-        expect(systemTxHash(chainId, sender, nonce)).toBe(expected);
+      fc.property(fc.integer({ min: 1, max: 2 ** 40 }), address, fc.uniqueArray(fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }), { minLength: 2, maxLength: 20 }), (chainId, sender, nonces) => {
+        const prefix = keccak256(encodeAbiParameters([{ type: 'uint256' }, { type: 'address' }], [BigInt(chainId), sender])).slice(0, 50);
+        const hashOf = systemTxHashes(chainId, sender);
+        const hashes = nonces.map((nonce) => hashOf(nonce));
+        hashes.forEach((hash, index) => expect(hash).toBe(`${prefix}${nonces[index]!.toString(16).padStart(16, '0')}`));
+        expect(new Set(hashes).size).toBe(nonces.length);
+        for (const hash of hashes) expect(hash).toMatch(/^0x[0-9a-f]{64}$/);
       }),
     );
   });
