@@ -6,6 +6,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseDocument } from 'yaml';
+import type { CliIo } from '../../src/cli/cli-io.ts';
 import { tempDir } from '../support/cli-harness.ts';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
@@ -79,6 +80,56 @@ export function summaryCounts(stdout: string, symbol = 'MON_USDC'): { placed: nu
     fills: Number(match[4]),
     openAfterStop: match[5] === undefined ? undefined : Number(match[5]),
   };
+}
+
+export interface WatchedIo {
+  readonly io: CliIo;
+  stdout(): string;
+  stderr(): string;
+  /**
+   * Resolves once `predicate` holds over what was written (checked after every write), so a test
+   * waits for the line that proves a run got far enough; rejects when `ended` settles first.
+   */
+  until(predicate: (output: { readonly stdout: string; readonly stderr: string }) => boolean, what: string, ended: Promise<unknown>): Promise<void>;
+}
+
+/** A CLI io (not a terminal unless told) that keeps what was written and can wait for it. */
+export function watchedIo(options: { readonly isTty?: boolean; readonly env?: CliIo['env'] } = {}): WatchedIo {
+  const output = { stdout: '', stderr: '' };
+  const checks = new Set<() => void>();
+  const wrote = (stream: 'stdout' | 'stderr', text: string) => {
+    output[stream] += text;
+    for (const check of checks) check();
+  };
+  return {
+    io: { stdout: { write: (text) => wrote('stdout', text) }, stderr: { write: (text) => wrote('stderr', text) }, env: options.env ?? {}, isTty: options.isTty ?? false },
+    stdout: () => output.stdout,
+    stderr: () => output.stderr,
+    until(predicate, what, ended) {
+      return new Promise<void>((resolve, reject) => {
+        const check = () => {
+          if (!predicate(output)) return;
+          checks.delete(check);
+          resolve();
+        };
+        checks.add(check);
+        check();
+        const early = () => {
+          if (!checks.delete(check)) return;
+          reject(new Error(`the run ended before ${what}; stderr: ${output.stderr.slice(-2000)}`));
+        };
+        ended.then(early, early);
+      });
+    },
+  };
+}
+
+/** The JSON `status` log records of a run that is not on a terminal (its stderr). */
+export function statusRecords(stderr: string): { readonly markets: readonly { readonly placed: number; readonly openOrders: number }[] }[] {
+  return stderr
+    .split('\n')
+    .filter((line) => line.includes('"msg":"status"'))
+    .map((line) => JSON.parse(line));
 }
 
 /** No stack trace lines in a CLI output. */

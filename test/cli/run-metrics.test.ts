@@ -4,10 +4,9 @@
  */
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CliIo } from '../../src/cli/cli-io.ts';
 import { runCommandMain } from '../../src/cli/commands/run.ts';
 import { formatMetrics, startMetricsServer } from '../../src/cli/run/metrics-server.ts';
-import { runLines, workspace, type Workspace } from './run-harness.ts';
+import { runLines, statusRecords, watchedIo, workspace, type Workspace } from './run-harness.ts';
 
 let ws: Workspace | undefined;
 afterEach(() => {
@@ -22,8 +21,6 @@ async function freePort(): Promise<number> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('metrics text format', () => {
   it('writes HELP, TYPE and one line per labelled value, escaping label values', () => {
@@ -69,23 +66,20 @@ describe('clobbot run with metrics.port', () => {
       'strategies:',
       '  - { name: mm, module: strategies/market-maker.ts, markets: [MON_USDC], params: { levels: 2, spreadBps: 3, size: "500", maxInventory: "50000" } }',
     ]);
-    let stdout = '';
-    let stderr = '';
-    const io: CliIo = { stdout: { write: (text: string) => (stdout += text) }, stderr: { write: (text: string) => (stderr += text) }, env: {}, isTty: false };
+    const out = watchedIo();
     const stop = new AbortController();
-    const running = runCommandMain([file], io, { stop: stop.signal });
+    const running = runCommandMain([file], out.io, { stop: stop.signal, statusEveryMs: 100 });
     let text = '';
     try {
-      for (let attempt = 0; attempt < 100; attempt++) {
-        await sleep(100);
-        if (!stdout.includes(`  metrics     http://127.0.0.1:${port}/metrics\n`)) continue;
-        text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-        if (/clobbot_orders_placed_total\{market="MON_USDC"\} [1-9]/.test(text) && /clobbot_market_data_requests_total\{endpoint="depth"\} [1-9]/.test(text)) break;
-      }
+      // A status record with an order placed: the run got that far (and read depth before it quoted).
+      await out.until(({ stderr }) => statusRecords(stderr).some((status) => status.markets.some((market) => market.placed >= 1)), 'an order was placed', running);
+      expect(out.stdout()).toContain(`  metrics     http://127.0.0.1:${port}/metrics\n`);
+      text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
     } finally {
       stop.abort();
     }
-    expect(await running, stderr.slice(-2000)).toBe(0);
+    expect(await running, out.stderr().slice(-2000)).toBe(0);
+    const stdout = out.stdout();
     for (const family of [
       'clobbot_orders_placed_total',
       'clobbot_orders_cancelled_total',
@@ -103,6 +97,7 @@ describe('clobbot run with metrics.port', () => {
       expect(text).toContain(`# TYPE ${family} `);
     }
     expect(text).toMatch(/clobbot_orders_placed_total\{market="MON_USDC"\} [1-9]/);
+    expect(text).toMatch(/clobbot_market_data_requests_total\{endpoint="depth"\} [1-9]/);
     expect(text).toMatch(/clobbot_market_data_poll_seconds_last\{endpoint="depth"\} [0-9.e-]+/);
     expect(stdout).toMatch(/run summary: [0-9.]+ s, stopped because it was asked to stop/);
     // The endpoint is gone with the run.

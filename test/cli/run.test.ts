@@ -9,7 +9,7 @@ import type { CliIo } from '../../src/cli/cli-io.ts';
 import { runCommandMain } from '../../src/cli/commands/run.ts';
 import { runCli } from '../support/cli-harness.ts';
 import { lower, startTestVenue, WALLET, type TestVenue } from '../sim/relay-harness.ts';
-import { hasStackTrace, runLines, summaryCounts, workspace, type Workspace } from './run-harness.ts';
+import { hasStackTrace, runLines, statusRecords, summaryCounts, watchedIo, workspace, type Workspace } from './run-harness.ts';
 
 const WALLET_KEY = `0x${'b2'.repeat(32)}`;
 const ROOT = new URL('../..', import.meta.url).pathname;
@@ -122,22 +122,42 @@ describe('clobbot run as a process', () => {
   it('stops on SIGINT: cancels its orders, prints the summary, exits 0', async () => {
     ws = workspace();
     const file = ws.runFile('sigint.yaml', [
-      ...runLines({ simConfig: ws.simConfig(), duration: '60s' }),
+      // Debug logs tell each confirmed intent ("intent done").
+      ...runLines({ simConfig: ws.simConfig(), duration: '60s' }).map((line) => (line.startsWith('logging:') ? 'logging: { level: debug }' : line)),
       'strategies:',
       '  - { name: mm, module: strategies/market-maker.ts, markets: [MON_USDC], params: { levels: 2, spreadBps: 10, size: "500", maxInventory: "50000" } }',
     ]);
     const child = spawn(process.execPath, ['bin/clobbot.js', 'run', file], { cwd: ROOT, env: { PATH: process.env['PATH'] ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
+    // Interrupted once it runs and an intent was confirmed, so there are orders to cancel.
+    let confirmed = false;
+    let checkedTo = 0;
+    let interrupted = false;
+    const interruptWhenTrading = () => {
+      const lines = stderr.slice(checkedTo).split('\n');
+      const partial = lines.pop()!;
+      checkedTo = stderr.length - partial.length;
+      confirmed ||= lines.some((line) => line.includes('"msg":"intent done"') && line.includes('"status":"CONFIRMED"'));
+      if (interrupted || !confirmed || !stdout.includes('  running     ')) return;
+      interrupted = true;
+      child.kill('SIGINT');
+    };
     child.stdout.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
-      if (stdout.includes('  running     ')) setTimeout(() => child.kill('SIGINT'), 2_000).unref();
+      interruptWhenTrading();
     });
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      interruptWhenTrading();
+    });
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(interrupted).toBe(true);
     expect(code, stderr.slice(-2000)).toBe(0);
     expect(stdout).toMatch(/run summary: [0-9.]+ s, stopped because SIGINT received\n/);
-    expect(summaryCounts(stdout).openAfterStop).toBe(0);
+    const counts = summaryCounts(stdout);
+    expect(counts.placed).toBeGreaterThanOrEqual(1);
+    expect(counts.openAfterStop).toBe(0);
   });
 });
 
@@ -150,14 +170,14 @@ describe('clobbot run: the kill switch', () => {
       'strategies:',
       '  - { name: mm, module: strategies/market-maker.ts, markets: [MON_USDC], params: { levels: 2, spreadBps: 10, size: "500", maxInventory: "50000" } }',
     ]);
-    const touch = setTimeout(() => writeFileSync(stopFile, ''), 2_500);
-    try {
-      const result = await runCli(['run', file], {});
-      expect(result.stdout).toMatch(/run summary: [0-9.]+ s, stopped because the kill switch tripped \(file\)\n/);
-      expectCleanRun(result);
-    } finally {
-      clearTimeout(touch);
-    }
+    const out = watchedIo();
+    const running = runCommandMain([file], out.io, { statusEveryMs: 100 });
+    // The file appears once a status record shows orders resting on the book.
+    await out.until(({ stderr }) => statusRecords(stderr).some((status) => status.markets.some((market) => market.openOrders >= 1)), 'orders were open', running);
+    writeFileSync(stopFile, '');
+    const result = { code: await running, stdout: out.stdout(), stderr: out.stderr() };
+    expect(result.stdout).toMatch(/run summary: [0-9.]+ s, stopped because the kill switch tripped \(file\)\n/);
+    expect(expectCleanRun(result).placed).toBeGreaterThanOrEqual(1);
   });
 });
 

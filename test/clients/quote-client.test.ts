@@ -4,7 +4,7 @@ import type { HttpRequest, HttpResponse } from '../../src/clients/http-transport
 import { clockDelay } from '../../src/clients/clock-delay.ts';
 import { seededRandom } from '../../src/core/random.ts';
 import { VirtualClock } from '../../src/core/virtual-clock.ts';
-import { context, json, runOnClock, stubTransport } from './support.ts';
+import { context, json, runOnClock, settle, stubTransport } from './support.ts';
 
 const START = Date.UTC(2024, 7, 8, 12, 0, 0);
 const USER = '0x1111111111111111111111111111111111111111';
@@ -149,7 +149,9 @@ describe('quote client', () => {
     await runOnClock(clock, client.quote(REQUEST));
     const controller = new AbortController();
     const waiting = client.quote(REQUEST, { signal: controller.signal });
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    // Its turn is a clock time that never comes here; a quote that did not wait would be sent by now.
+    await settle();
+    expect(clock.nextDueTime()).toBeGreaterThan(clock.now());
     const sent = stub.requests.length;
     controller.abort();
     await expect(waiting).rejects.toMatchObject({ code: 'HTTP_ABORTED' });

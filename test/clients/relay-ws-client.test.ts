@@ -29,7 +29,7 @@ import {
   startTestVenue,
   type TestVenue,
 } from '../sim/relay-harness.ts';
-import { clientContext, onboardByBlocks, recordingSocketFactory, TcpProxy, waitFor } from '../execution/relay-support.ts';
+import { clientContext, onboardByBlocks, recordingSocketFactory, reconnectInMs, TcpProxy, when } from '../execution/relay-support.ts';
 
 let venue: TestVenue | undefined;
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -90,7 +90,7 @@ describe('relay WebSocket client against the local venue', () => {
     expect(answers.map((answer) => answer.id)).toEqual(requests.map((request) => request.id));
     for (const answer of answers) expect(answer.status, JSON.stringify(answer)).toBe('BROADCAST');
 
-    await waitFor(() => watched.outcomes.length === 40, 10_000, '40 outcomes');
+    await when(client.outcomes$, () => watched.outcomes.length === 40, '40 outcomes', 10_000);
     const hashes = new Map(answers.map((answer) => [answer.id, answer.status === 'BROADCAST' ? answer.txHash : '']));
     for (const outcome of watched.outcomes) {
       expect(outcome.status).toBe('CONFIRMED');
@@ -118,7 +118,7 @@ describe('relay WebSocket client against the local venue', () => {
     const client = createRelayWsClient({ clock, random: seededRandom(1) }, { url: wsUrl(venue.url), session, responseTimeoutMs: 1_000 });
     const watched = watch(client);
     client.start();
-    await waitFor(() => client.isOpen(), 5_000, 'open');
+    expect(await client.whenOpen(5_000)).toBe(true);
 
     const request = await batchRequest(accountId, market());
     const answers: WsAnswer[] = [];
@@ -129,10 +129,10 @@ describe('relay WebSocket client against the local venue', () => {
     // The virtual second passes before the venue can answer.
     clock.advanceBy(1_000);
     expect(await sent).toEqual({ id: request.id, status: 'TIMEOUT', timeoutMs: 1_000 });
-    await waitFor(() => watched.late.length === 1, 5_000, 'the late response');
+    await when(client.lateResponses$, () => watched.late.length === 1, 'the late response');
     expect(watched.late[0]).toMatchObject({ id: request.id, status: 'BROADCAST' });
     // The outcome of a late BROADCAST still comes, matched to its id.
-    await waitFor(() => watched.outcomes.length === 1, 5_000, 'the outcome');
+    await when(client.outcomes$, () => watched.outcomes.length === 1, 'the outcome');
     expect(watched.outcomes[0]).toMatchObject({ id: request.id, status: 'CONFIRMED', matched: true });
     expect(answers).toHaveLength(1);
   });
@@ -144,8 +144,10 @@ describe('relay WebSocket client against the local venue', () => {
     cleanups.push(() => proxy.stop());
     const recorder = recordingSocketFactory();
     const session = sessionFor(venue.url);
+    // The reconnect backoff runs on this clock.
+    const clock = new VirtualClock(Date.now());
     const client = createRelayWsClient(
-      { clock: liveClock, random: seededRandom(2) },
+      { clock, random: seededRandom(2) },
       { url: wsUrl(proxy.url), session, createSocket: recorder.createSocket, reconnect: { initialDelayMs: 20, maxDelayMs: 200 } },
     );
     const watched = watch(client);
@@ -157,17 +159,25 @@ describe('relay WebSocket client against the local venue', () => {
     // The venue answers, but nothing it sends reaches the client before the connection is cut.
     proxy.hold = true;
     const pending = requests.map((request) => client.send(request));
-    // Let the venue take them (their responses are held by the proxy).
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    // The venue took all five: their responses sit in the proxy.
+    await proxy.whenHeld((text) => text.split('"type":"response"').length - 1 >= 5);
     proxy.cut();
     const answers = await Promise.all(pending);
     for (const [index, answer] of answers.entries()) {
       expect(answer).toEqual({ id: requests[index]!.id, status: 'DISCONNECTED', code: 1006, reason: '' });
     }
     proxy.hold = false;
-    await waitFor(() => watched.connections.length === 2, 5_000, 'the reconnect');
     const closed = watched.states.find((state) => state.status === 'closed');
     expect(closed).toMatchObject({ status: 'closed', connectionId: 1, code: 1006, kind: 'dropped' });
+    // It reconnects when the backoff has passed on the clock, not before.
+    const delay = reconnectInMs(client);
+    expect(delay).toBeGreaterThanOrEqual(10);
+    expect(delay).toBeLessThanOrEqual(20);
+    clock.advanceBy(delay - 1);
+    expect(client.state().status).toBe('closed');
+    clock.advanceBy(1);
+    expect(client.state().status).toBe('connecting');
+    await when(client.connections$, () => watched.connections.length === 2, 'the reconnect');
     const second = watched.connections[1]!;
     expect(second.connectionId).toBe(2);
     // The caller learns which ids to reconcile.
@@ -179,28 +189,32 @@ describe('relay WebSocket client against the local venue', () => {
     expect(await client.send(next)).toMatchObject({ id: next.id, status: 'BROADCAST' });
   });
 
-  it('reconnects after the venue drops every socket (fault dropWebSocketsEveryMs)', async () => {
-    venue = await startTestVenue();
-    await onboard(venue);
+  it('reconnects after the venue drops every socket (fault dropWebSocketsEveryMs; venue and client on one virtual clock)', async () => {
+    const clock = new VirtualClock(Date.now());
+    venue = await startTestVenue({ clock });
     const session = sessionFor(venue.url);
-    const client = createRelayWsClient({ clock: liveClock, random: seededRandom(3) }, { url: wsUrl(venue.url), session, reconnect: { initialDelayMs: 20, maxDelayMs: 100 } });
+    const client = createRelayWsClient({ clock, random: seededRandom(3) }, { url: wsUrl(venue.url), session, reconnect: { initialDelayMs: 20, maxDelayMs: 100 } });
     const watched = watch(client);
     client.start();
     expect(await client.whenOpen(5_000)).toBe(true);
     await postJson(`${venue.url}/sim/faults`, { dropWebSocketsEveryMs: 100 });
-    await waitFor(() => watched.states.some((state) => state.status === 'closed' && state.kind === 'dropped'), 5_000, 'a drop');
+    clock.advanceBy(100);
+    await when(client.state$, () => client.state().status === 'closed', 'a drop');
     await postJson(`${venue.url}/sim/faults`, { dropWebSocketsEveryMs: 0 });
-    await waitFor(() => watched.connections.length >= 2 && client.isOpen(), 5_000, 'a new connection');
-    const dropped = watched.states.find((state) => state.status === 'closed')!;
-    expect(dropped).toMatchObject({ code: 1006, kind: 'dropped' });
-    expect(dropped.status === 'closed' && dropped.reconnectInMs).toBeGreaterThanOrEqual(10);
+    expect(client.state()).toMatchObject({ code: 1006, kind: 'dropped' });
+    const delay = reconnectInMs(client);
+    expect(delay).toBeGreaterThanOrEqual(10);
+    expect(delay).toBeLessThanOrEqual(20);
+    clock.advanceBy(delay);
+    await when(client.connections$, () => watched.connections.length === 2 && client.isOpen(), 'a new connection');
   });
 
   it('sees 4008 PENDING_OUTCOME_LIMIT after 64 pending outcomes, then reconnects', async () => {
     venue = await startTestVenue({ blockMs: 60_000 });
     const accountId = await onboardByBlocks(venue, OWNER, WALLET);
     const session = sessionFor(venue.url);
-    const client = createRelayWsClient({ clock: liveClock, random: seededRandom(4) }, { url: wsUrl(venue.url), session, reconnect: { initialDelayMs: 20, maxDelayMs: 100 } });
+    const clock = new VirtualClock(Date.now());
+    const client = createRelayWsClient({ clock, random: seededRandom(4) }, { url: wsUrl(venue.url), session, reconnect: { initialDelayMs: 20, maxDelayMs: 100 } });
     const watched = watch(client);
     client.start();
     expect(await client.whenOpen(5_000)).toBe(true);
@@ -210,8 +224,10 @@ describe('relay WebSocket client against the local venue', () => {
     const answers = await Promise.all(requests.map((request) => client.send(request)));
     // Every one was answered: the 65th got its response before the close.
     for (const answer of answers) expect(answer.status).toBe('BROADCAST');
-    await waitFor(() => watched.connections.length === 2, 5_000, 'the reconnect');
-    const closed = watched.states.find((state) => state.status === 'closed')!;
+    await when(client.state$, () => client.state().status === 'closed', 'the close');
+    const closed = client.state();
+    clock.advanceBy(reconnectInMs(client));
+    await when(client.connections$, () => watched.connections.length === 2, 'the reconnect');
     expect(closed).toMatchObject({ status: 'closed', code: WS_CLOSE_PENDING_OUTCOME_LIMIT, reason: 'PENDING_OUTCOME_LIMIT', kind: 'pending-outcome-limit' });
     // "Some submissions may be out": all 65 await reconciliation.
     expect(closed.status === 'closed' && closed.awaitingOutcome.length).toBe(65);
@@ -221,17 +237,23 @@ describe('relay WebSocket client against the local venue', () => {
 
   it('is closed with 4001 when a second client connects for the same wallet, and leaves the wallet to it', async () => {
     venue = await startTestVenue();
-    const first = createRelayWsClient({ clock: liveClock, random: seededRandom(5) }, { url: wsUrl(venue.url), session: sessionFor(venue.url) });
-    const second = createRelayWsClient({ clock: liveClock, random: seededRandom(6) }, { url: wsUrl(venue.url), session: sessionFor(venue.url) });
+    // Every timer of both clients (a reconnect would be one) runs on this clock.
+    const clock = new VirtualClock(Date.now());
+    const first = createRelayWsClient({ clock, random: seededRandom(5) }, { url: wsUrl(venue.url), session: sessionFor(venue.url) });
+    const second = createRelayWsClient({ clock, random: seededRandom(6) }, { url: wsUrl(venue.url), session: sessionFor(venue.url) });
     const one = watch(first);
     watch(second);
     first.start();
     expect(await first.whenOpen(5_000)).toBe(true);
     second.start();
     expect(await second.whenOpen(5_000)).toBe(true);
-    await waitFor(() => first.state().status === 'closed', 5_000, 'the replaced close');
+    await when(first.state$, () => first.state().status === 'closed', 'the replaced close');
     expect(first.state()).toMatchObject({ status: 'closed', code: WS_CLOSE_REPLACED, reason: 'REPLACED', kind: 'replaced', reconnectInMs: null });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // No reconnect is due at any time: a minute later it has not even started connecting.
+    const statesAtClose = one.states.length;
+    clock.advanceBy(60_000);
+    expect(one.states).toHaveLength(statesAtClose);
+    expect(first.state().status).toBe('closed');
     expect(one.connections).toHaveLength(1);
     expect(second.isOpen()).toBe(true);
     expect(venue.server.relayWs.connectionCount()).toBe(1);
@@ -254,13 +276,17 @@ describe('relay WebSocket client against the local venue', () => {
         stale = false;
       },
     };
-    const client = createRelayWsClient({ clock: liveClock, random: seededRandom(7) }, { url: wsUrl(venue.url), session: source, reconnect: { initialDelayMs: 20, maxDelayMs: 100 } });
+    const clock = new VirtualClock(Date.now());
+    const client = createRelayWsClient({ clock, random: seededRandom(7) }, { url: wsUrl(venue.url), session: source, reconnect: { initialDelayMs: 20, maxDelayMs: 100 } });
     const watched = watch(client);
     client.start();
+    await when(client.state$, () => client.state().status === 'closed', 'the refused upgrade');
+    const refused = client.state();
+    expect(refused).toMatchObject({ status: 'closed', kind: 'unauthorized', httpStatus: 401, connectionId: null });
+    expect(invalidated).toBe(1);
+    clock.advanceBy(reconnectInMs(client));
     expect(await client.whenOpen(5_000)).toBe(true);
     expect(invalidated).toBe(1);
-    const refused = watched.states.find((state) => state.status === 'closed');
-    expect(refused).toMatchObject({ status: 'closed', kind: 'unauthorized', httpStatus: 401, connectionId: null });
     expect(watched.connections).toEqual([{ connectionId: 1, previous: undefined }]);
   });
 
@@ -274,7 +300,7 @@ describe('relay WebSocket client against the local venue', () => {
     client.start();
     expect(await client.whenOpen(5_000)).toBe(true);
     recorder.last()!.send('{not json');
-    await waitFor(() => errors.length === 1, 5_000, 'the error frame');
+    await when(client.errors$, () => errors.length === 1, 'the error frame');
     expect(errors[0]).toMatchObject({ source: 'relay', code: 'INVALID_JSON', connectionId: 1 });
     expect(client.isOpen()).toBe(true);
   });

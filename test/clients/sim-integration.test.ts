@@ -27,6 +27,7 @@ import { MarketErrorCode, RelayMethod, type KlineInterval } from '../../src/prot
 import { JwtStore } from '../../src/protocol/jwt-store.ts';
 import { parseRelayRestRequest, type RelayRestRequest } from '../../src/protocol/relay-request.ts';
 import { runCli } from '../support/cli-harness.ts';
+import { settle } from './support.ts';
 import {
   OTHER_WALLET,
   OWNER,
@@ -42,14 +43,31 @@ import {
   type TestVenue,
 } from '../sim/relay-harness.ts';
 
+interface Recording {
+  readonly transport: HttpTransport;
+  readonly log: { url: string; status: number }[];
+  inFlight(): number;
+  /** Resolves once no request is on the wire. */
+  idle(): Promise<void>;
+}
+
 /** A live transport that remembers the URL and status of every exchange. */
-function recordingTransport(): { transport: HttpTransport; log: { url: string; status: number }[]; inFlight: () => number } {
+function recordingTransport(): Recording {
   const inner = createFetchTransport();
   const log: { url: string; status: number }[] = [];
   let inFlight = 0;
+  let idle: { promise: Promise<void>; resolve: () => void } | undefined;
   return {
     log,
     inFlight: () => inFlight,
+    idle: () => {
+      if (inFlight === 0) return Promise.resolve();
+      if (idle === undefined) {
+        let resolve!: () => void;
+        idle = { promise: new Promise<void>((done) => (resolve = done)), resolve };
+      }
+      return idle.promise;
+    },
     transport: async (request) => {
       inFlight += 1;
       try {
@@ -58,9 +76,42 @@ function recordingTransport(): { transport: HttpTransport; log: { url: string; s
         return answer;
       } finally {
         inFlight -= 1;
+        if (inFlight === 0) {
+          idle?.resolve();
+          idle = undefined;
+        }
       }
     },
   };
+}
+
+/**
+ * Real sockets on virtual time: runs `work` to its end, jumping the clock to its next action only
+ * while no request is on the wire and every callback has run (nothing else could happen then).
+ */
+async function onVirtualTime<T>(clock: VirtualClock, recording: Recording, work: Promise<T>, maxSteps = 10_000): Promise<T> {
+  let done = false;
+  const finished = work.finally(() => (done = true));
+  finished.catch(() => undefined);
+  for (let step = 0; step < maxSteps; step += 1) {
+    await recording.idle();
+    await settle();
+    if (done) return finished;
+    if (recording.inFlight() > 0) continue;
+    clock.advanceTo(clock.nextDueTime() ?? clock.now());
+  }
+  throw new Error(`onVirtualTime: not done after ${maxSteps} clock steps (at ${clock.now()})`);
+}
+
+/** A venue (1 s blocks) and a recording transport on one virtual clock from 2025-01-01 00:00:30; the venue is stopped after `test`. */
+async function onVirtualVenue(test: (setup: { readonly clock: VirtualClock; readonly virtualVenue: TestVenue; readonly recording: Recording }) => Promise<void>): Promise<void> {
+  const clock = new VirtualClock(Date.UTC(2025, 0, 1, 0, 0, 30));
+  const virtualVenue = await startTestVenue({ clock, blockMs: 1_000 });
+  try {
+    await test({ clock, virtualVenue, recording: recordingTransport() });
+  } finally {
+    await virtualVenue.stop();
+  }
 }
 
 let venue: TestVenue;
@@ -128,25 +179,13 @@ describe('market data against the simulated venue', () => {
   });
 
   it('a burst of subscribers through the default budget never draws a 429 (venue and client on one virtual clock)', async () => {
-    const clock = new VirtualClock(Date.UTC(2025, 0, 1, 0, 0, 30));
-    const virtualVenue = await startTestVenue({ clock, blockMs: 1_000 });
-    try {
-      const recording = recordingTransport();
+    await onVirtualVenue(async ({ clock, virtualVenue, recording }) => {
       const client = createMarketDataClient({ transport: recording.transport, clock, random: seededRandom(3) }, { baseUrl: virtualVenue.url });
-      let done = false;
-      const polls = Promise.all(Array.from({ length: 150 }, () => client.depth({ symbol: 'MON_USDC', limit: 1000 }))).finally(() => (done = true));
-      // Real sockets, virtual time: move the clock only while nothing is on the wire.
-      while (!done) {
-        await new Promise((resolve) => setTimeout(resolve, 2));
-        if (recording.inFlight() === 0 && client.budget.waiting() > 0) clock.advanceTo(clock.nextDueTime() ?? clock.now());
-      }
-      await polls;
+      await onVirtualTime(clock, recording, Promise.all(Array.from({ length: 150 }, () => client.depth({ symbol: 'MON_USDC', limit: 1000 }))));
       expect(recording.log).toHaveLength(150);
       expect(recording.log.every((entry) => entry.status === 200)).toBe(true);
       expect(clock.now()).toBeGreaterThanOrEqual(Date.UTC(2025, 0, 1, 0, 1, 30));
-    } finally {
-      await virtualVenue.stop();
-    }
+    });
   });
 });
 
@@ -158,17 +197,20 @@ describe('tokens and quotes against the simulated venue', () => {
     await expect(tokens.token(`0x${'99'.repeat(20)}`)).rejects.toMatchObject({ code: 'HTTP_UNEXPECTED_STATUS', status: 404 });
   });
 
-  it('quotes with one cached JWT and never draws a 429 from the per-token limit', async () => {
-    const quotes = createQuoteClient(context, { baseUrl: venue.url });
-    const usdc = venue.config.tokens.find((token) => token.symbol === 'USDC')!.address;
-    const mon = venue.config.tokens.find((token) => token.symbol === 'MON')!.address;
-    const request = { userAddress: lower(OWNER), tokenIn: usdc, tokenOut: mon, amount: '1000000', slippageTolerance: 50, autoSlippage: false };
-    const before = log.length;
-    const answers = await Promise.all([quotes.quote(request), quotes.quote(request), quotes.quote(request)]);
-    for (const answer of answers) expect(answer).toMatchObject({ type: 'swap_calculation' });
-    const mine = log.slice(before);
-    expect(mine.filter((entry) => entry.url.endsWith('/api/generate-token'))).toHaveLength(1);
-    expect(mine.filter((entry) => entry.url.endsWith('/api/quote')).map((entry) => entry.status)).toEqual([200, 200, 200]);
+  it('quotes with one cached JWT and never draws a 429 from the per-token limit (venue and client on one virtual clock)', async () => {
+    await onVirtualVenue(async ({ clock, virtualVenue, recording }) => {
+      const quotes = createQuoteClient({ transport: recording.transport, clock, random: seededRandom(5) }, { baseUrl: virtualVenue.url });
+      const usdc = venue.config.tokens.find((token) => token.symbol === 'USDC')!.address;
+      const mon = venue.config.tokens.find((token) => token.symbol === 'MON')!.address;
+      const request = { userAddress: lower(OWNER), tokenIn: usdc, tokenOut: mon, amount: '1000000', slippageTolerance: 50, autoSlippage: false };
+      const started = clock.now();
+      const answers = await onVirtualTime(clock, recording, Promise.all([quotes.quote(request), quotes.quote(request), quotes.quote(request)]));
+      for (const answer of answers) expect(answer).toMatchObject({ type: 'swap_calculation' });
+      expect(recording.log.filter((entry) => entry.url.endsWith('/api/generate-token'))).toHaveLength(1);
+      expect(recording.log.filter((entry) => entry.url.endsWith('/api/quote')).map((entry) => entry.status)).toEqual([200, 200, 200]);
+      // One quote a second per token: the third went 2 s after the first.
+      expect(clock.now() - started).toBeGreaterThanOrEqual(2_000);
+    });
   });
 });
 

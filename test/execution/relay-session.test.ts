@@ -1,3 +1,4 @@
+import { firstValueFrom } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { liveClock } from '../../src/core/clock.ts';
 import { VirtualClock } from '../../src/core/virtual-clock.ts';
@@ -5,7 +6,7 @@ import { isBaseError } from '../../src/core/base-error.ts';
 import { createRelaySession, renewMarginMs } from '../../src/execution/relay-session.ts';
 import { BoundJwt, JwtStore } from '../../src/protocol/jwt-store.ts';
 import { OTHER_WALLET, WALLET, lower, startTestVenue, type TestVenue } from '../sim/relay-harness.ts';
-import { clientContext, recordingTransport, waitFor } from './relay-support.ts';
+import { clientContext, oneTurn, recordingTransport } from './relay-support.ts';
 
 let venue: TestVenue | undefined;
 afterEach(async () => {
@@ -39,14 +40,18 @@ describe('relay session', () => {
     expect(session.store.get('sim', lower(WALLET), clock.now())).toBe(first);
 
     // Lifetime 2 900 ms, margin 290 ms: nothing happens before 12:00:02.710 …
-    clock.advanceTo(Date.UTC(2025, 0, 1, 12, 0, 2, 700));
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(tokenExchanges(requests)).toBe(1);
+    clock.advanceTo(Date.UTC(2025, 0, 1, 12, 0, 2, 709));
+    // A renewal starts with its challenge request within one event-loop turn (as at 2.710 below).
+    await oneTurn();
+    expect(requests).toHaveLength(2);
     expect(await session.token()).toBe(first);
     // … then it signs in again, before the first JWT expires.
-    clock.advanceTo(Date.UTC(2025, 0, 1, 12, 0, 2, 720));
-    await waitFor(() => session.current() !== first, 5_000, 'the renewal');
-    const second = session.current()!;
+    const renewed = firstValueFrom(session.renewals$);
+    clock.advanceTo(Date.UTC(2025, 0, 1, 12, 0, 2, 710));
+    await oneTurn();
+    expect(requests.map((request) => new URL(request.url).pathname)).toEqual(['/auth/challenge', '/auth/token', '/auth/challenge']);
+    const second = await renewed;
+    expect(session.current()).toBe(second);
     expect(tokenExchanges(requests)).toBe(2);
     expect(second.expiresAtMs).toBe(Date.UTC(2025, 0, 1, 12, 0, 5));
     expect(await session.token()).toBe(second);
@@ -58,21 +63,22 @@ describe('relay session', () => {
     session.stop();
   });
 
-  it('keeps renewing with the live clock and a 3 s JWT', async () => {
-    venue = await startTestVenue({ jwtLifetimeSec: 3 });
+  it('keeps renewing with the live clock and a 2 s JWT', async () => {
+    venue = await startTestVenue({ jwtLifetimeSec: 2 });
     const { transport, requests } = recordingTransport();
     const session = createRelaySession(clientContext(liveClock, transport), { network: 'sim', relayUrl: venue.url, signer: WALLET });
     const renewals: BoundJwt[] = [];
-    session.renewals$.subscribe((jwt) => renewals.push(jwt));
+    let ended = false;
+    session.renewals$.subscribe({ next: (jwt) => renewals.push(jwt), complete: () => (ended = true) });
     const first = await session.start();
-    await waitFor(() => renewals.length >= 2, 5_000, 'a renewal');
+    const renewed = await firstValueFrom(session.renewals$);
     // Renewed while the first was still valid.
-    expect(renewals[1]!.expiresAtMs).toBeGreaterThan(first.expiresAtMs);
+    expect(renewed.expiresAtMs).toBeGreaterThan(first.expiresAtMs);
+    expect(renewals).toEqual([first, renewed]);
     expect(tokenExchanges(requests)).toBe(2);
+    // Stopped: the renewals end (nothing more can come).
     session.stop();
-    const count = renewals.length;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(renewals.length).toBe(count);
+    expect(ended).toBe(true);
     await expect(session.token()).rejects.toSatisfy((error) => isBaseError(error) && (error.code as string) === 'RELAY_SESSION_STOPPED');
   });
 

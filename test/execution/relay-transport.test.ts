@@ -10,7 +10,6 @@ import {
   createFailoverTransport,
   createRestRelayTransport,
   createWsRelayTransport,
-  type SubmitAnswer,
   type TransportConnectionEvent,
 } from '../../src/execution/relay-transport.ts';
 import { probeSignerGrant } from '../../src/execution/relay-signer-probe.ts';
@@ -19,7 +18,7 @@ import type { Hex } from '../../src/protocol/encoding.ts';
 import { BoundJwt } from '../../src/protocol/jwt-store.ts';
 import type { RelayRestRequest } from '../../src/protocol/relay-request.ts';
 import { OTHER_WALLET, WALLET, lower, nextRequestId, onboard, restingBuy, signedBatch, startTestVenue, type TestVenue } from '../sim/relay-harness.ts';
-import { clientContext, recordingSocketFactory, recordingTransport, TcpProxy, waitFor } from './relay-support.ts';
+import { clientContext, recordingSocketFactory, recordingTransport, reconnectInMs, TcpProxy, when } from './relay-support.ts';
 
 let venue: TestVenue | undefined;
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -79,7 +78,7 @@ describe('REST relay transport', () => {
     const request = await batch(accountId);
     const answer = await rest.submit(request);
     expect(answer).toMatchObject({ requestId: request.requestId, status: 'BROADCAST', via: 'rest' });
-    await waitFor(() => outcomes.length === 1, 5_000, 'the receipt');
+    await when(rest.outcomes$, () => outcomes.length === 1, 'the receipt');
     expect(outcomes[0]).toMatchObject({
       requestId: request.requestId,
       txHash: answer.status === 'BROADCAST' ? answer.txHash : '',
@@ -145,21 +144,53 @@ describe('receipt watcher', () => {
   it('gives up with UNRESOLVED at the deadline (on the clock)', async () => {
     venue = await startTestVenue();
     const clock = new VirtualClock(Date.now());
-    const receipts = createReceiptWatcher(clientContext(clock), { rpcUrl: `${venue.url}/rpc`, pollMs: 100, deadlineMs: 1_000 });
+    const { transport, requests, answered } = recordingTransport();
+    const receipts = createReceiptWatcher(clientContext(clock, transport), { rpcUrl: `${venue.url}/rpc`, pollMs: 100, deadlineMs: 1_000 });
     cleanups.push(() => receipts.stop());
     const outcomes = collect<TransportOutcome>(receipts.outcomes$);
     const txHash = `0x${'ab'.repeat(32)}` as Hex;
     receipts.watch({ requestId: 'r1', txHash });
     receipts.watch({ requestId: 'r1', txHash });
     expect(receipts.watching()).toBe(1);
-    for (let step = 0; step < 10; step += 1) {
+    // One read at once, one per poll; each answered (no receipt) before the clock moves on.
+    await answered(1);
+    for (let step = 1; step < 10; step += 1) {
       clock.advanceBy(100);
-      await new Promise((resolve) => setTimeout(resolve, 15));
+      await answered(step + 1);
+      expect(outcomes).toEqual([]);
     }
+    expect(requests).toHaveLength(10);
+    // The deadline is a clock time: UNRESOLVED at 1 000 ms, with no read.
+    clock.advanceBy(100);
+    expect(requests).toHaveLength(10);
+    expect(receipts.watching()).toBe(0);
     expect(outcomes).toEqual([{ requestId: 'r1', txHash, status: 'UNRESOLVED', blockNumber: null, reason: expect.stringMatching(/no receipt within 1000 ms/), via: 'receipt' }]);
     expect(await receipts.read(txHash)).toBeUndefined();
   });
 });
+
+/**
+ * An onboarded venue, a failover whose WebSocket goes through a TCP proxy (its backoff and the
+ * failover's rule on a virtual clock) and whose REST transport records its requests; the socket is open.
+ */
+async function failoverBehindProxy(options: { readonly seed: number; readonly reconnectMs: number; readonly restAfterMs: number }) {
+  venue = await startTestVenue();
+  const { accountId } = await onboard(venue);
+  const proxy = await TcpProxy.start(venue.url);
+  cleanups.push(() => proxy.stop());
+  const own = session(venue.url);
+  const clock = new VirtualClock(Date.now());
+  const reconnect = { initialDelayMs: options.reconnectMs, maxDelayMs: options.reconnectMs };
+  const client = createRelayWsClient({ clock, random: seededRandom(options.seed) }, { url: wsUrl(proxy.url), session: own, reconnect });
+  const ws = createWsRelayTransport(client);
+  const { transport: http, requests } = recordingTransport();
+  const rest = createRestRelayTransport(clientContext(liveClock, http), { network: 'sim', relayUrl: venue.url, rpcUrl: `${venue.url}/rpc`, session: own });
+  const failover = createFailoverTransport({ ws, rest, clock, restAfterMs: options.restAfterMs });
+  cleanups.push(() => failover.stop());
+  await failover.start();
+  expect(await client.whenOpen(5_000)).toBe(true);
+  return { accountId, proxy, clock, client, ws, failover, requests };
+}
 
 describe('failover transport', () => {
   it('uses the WebSocket while it is open, REST at once while it is down, and the WebSocket again when it is back', async () => {
@@ -170,32 +201,32 @@ describe('failover transport', () => {
     const own = session(venue.url);
     const context = clientContext(liveClock);
     const recorder = recordingSocketFactory();
-    const ws = createWsRelayTransport(
-      createRelayWsClient({ clock: liveClock, random: seededRandom(9) }, { url: wsUrl(proxy.url), session: own, createSocket: recorder.createSocket, reconnect: { initialDelayMs: 20, maxDelayMs: 50 } }),
-    );
+    // The socket's reconnect backoff and the failover's rule run on this clock.
+    const clock = new VirtualClock(Date.now());
+    const client = createRelayWsClient({ clock, random: seededRandom(9) }, { url: wsUrl(proxy.url), session: own, createSocket: recorder.createSocket, reconnect: { initialDelayMs: 20, maxDelayMs: 50 } });
+    const ws = createWsRelayTransport(client);
     const rest = createRestRelayTransport(context, { network: 'sim', relayUrl: venue.url, rpcUrl: `${venue.url}/rpc`, session: own, receiptPollMs: 20 });
-    const failover = createFailoverTransport({ ws, rest, clock: liveClock });
+    const failover = createFailoverTransport({ ws, rest, clock });
     cleanups.push(() => failover.stop());
     const events = collect<TransportConnectionEvent>(failover.connection$);
     const outcomes = collect<TransportOutcome>(failover.outcomes$);
     await failover.start();
-    await waitFor(() => ws.available(), 5_000, 'the socket');
+    expect(await client.whenOpen(5_000)).toBe(true);
 
     const first = await failover.submit(await batch(accountId));
     expect(first).toMatchObject({ status: 'BROADCAST', via: 'ws', connectionId: 1 });
-    await waitFor(() => outcomes.length === 1, 5_000, 'the first outcome');
+    await when(failover.outcomes$, () => outcomes.length === 1, 'the first outcome');
 
-    // The socket goes down and stays down: REST at once.
-    proxy.refuse = true;
+    // The socket goes down and stays down (the clock does not reach its reconnect): REST at once.
     proxy.cut();
-    await waitFor(() => !ws.available(), 5_000, 'the drop');
+    await when(failover.connection$, () => !ws.available(), 'the drop');
     const second = await failover.submit(await batch(accountId));
     expect(second).toMatchObject({ status: 'BROADCAST', via: 'rest' });
     expect(failover.route()).toBe('rest');
 
-    // Back: the WebSocket again, on a new connection.
-    proxy.refuse = false;
-    await waitFor(() => ws.available(), 5_000, 'the reconnect');
+    // Back when the backoff has passed: the WebSocket again, on a new connection.
+    clock.advanceBy(reconnectInMs(client));
+    await when(failover.connection$, () => ws.available(), 'the reconnect');
     const third = await failover.submit(await batch(accountId));
     expect(third).toMatchObject({ status: 'BROADCAST', via: 'ws', connectionId: 2 });
 
@@ -204,7 +235,7 @@ describe('failover transport', () => {
     const closed = events.find((event) => event.type === 'closed');
     expect(closed?.type === 'closed' && closed.state.kind).toBe('dropped');
     // Outcomes of all three: two from the socket, one from the receipt.
-    await waitFor(() => outcomes.length === 3, 5_000, 'three outcomes');
+    await when(failover.outcomes$, () => outcomes.length === 3, 'three outcomes');
     const by = new Map(outcomes.map((outcome) => [outcome.requestId, outcome.via]));
     expect(by.get(first.requestId)).toBe('ws');
     expect(by.get(second.requestId)).toBe('receipt');
@@ -212,46 +243,35 @@ describe('failover transport', () => {
   });
 
   it('with restAfterMs, a submission waits for the socket to come back instead of switching', async () => {
-    venue = await startTestVenue();
-    const { accountId } = await onboard(venue);
-    const proxy = await TcpProxy.start(venue.url);
-    cleanups.push(() => proxy.stop());
-    const own = session(venue.url);
-    const ws = createWsRelayTransport(
-      createRelayWsClient({ clock: liveClock, random: seededRandom(10) }, { url: wsUrl(proxy.url), session: own, reconnect: { initialDelayMs: 100, maxDelayMs: 100 } }),
-    );
-    const rest = createRestRelayTransport(clientContext(liveClock), { network: 'sim', relayUrl: venue.url, rpcUrl: `${venue.url}/rpc`, session: own });
-    const failover = createFailoverTransport({ ws, rest, clock: liveClock, restAfterMs: 5_000 });
-    cleanups.push(() => failover.stop());
-    await failover.start();
-    await waitFor(() => ws.available(), 5_000, 'the socket');
+    const { accountId, proxy, clock, client, ws, failover, requests } = await failoverBehindProxy({ seed: 10, reconnectMs: 100, restAfterMs: 5_000 });
     proxy.cut();
-    await waitFor(() => !ws.available(), 5_000, 'the drop');
-    const answer: SubmitAnswer = await failover.submit(await batch(accountId));
-    expect(answer).toMatchObject({ status: 'BROADCAST', via: 'ws', connectionId: 2 });
+    await when(failover.connection$, () => !ws.available(), 'the drop');
+    const request = await batch(accountId);
+    const answer = failover.submit(request);
+    expect(failover.route()).toBe('waiting');
+    // The socket is back after its backoff (well within restAfterMs); the submission went nowhere meanwhile.
+    clock.advanceBy(reconnectInMs(client));
+    expect(await answer).toMatchObject({ status: 'BROADCAST', via: 'ws', connectionId: 2 });
+    expect(requests.filter((r) => r.url.endsWith('/relay'))).toEqual([]);
   });
 
   it('with restAfterMs, switches to REST once the socket has been down that long', async () => {
-    venue = await startTestVenue();
-    const { accountId } = await onboard(venue);
-    const proxy = await TcpProxy.start(venue.url);
-    cleanups.push(() => proxy.stop());
-    const own = session(venue.url);
-    const ws = createWsRelayTransport(
-      createRelayWsClient({ clock: liveClock, random: seededRandom(11) }, { url: wsUrl(proxy.url), session: own, reconnect: { initialDelayMs: 20, maxDelayMs: 20 } }),
-    );
-    const rest = createRestRelayTransport(clientContext(liveClock), { network: 'sim', relayUrl: venue.url, rpcUrl: `${venue.url}/rpc`, session: own });
-    const failover = createFailoverTransport({ ws, rest, clock: liveClock, restAfterMs: 300 });
-    cleanups.push(() => failover.stop());
-    await failover.start();
-    await waitFor(() => ws.available(), 5_000, 'the socket');
+    const { accountId, proxy, clock, ws, failover, requests } = await failoverBehindProxy({ seed: 11, reconnectMs: 20, restAfterMs: 300 });
     proxy.refuse = true;
     proxy.cut();
-    await waitFor(() => !ws.available(), 5_000, 'the drop');
-    const started = Date.now();
-    const answer = await failover.submit(await batch(accountId));
-    expect(answer).toMatchObject({ status: 'BROADCAST', via: 'rest' });
-    expect(Date.now() - started).toBeGreaterThanOrEqual(200);
+    await when(failover.connection$, () => !ws.available(), 'the drop');
+    const request = await batch(accountId);
+    const answer = failover.submit(request);
+    const relayPosts = () => requests.filter((r) => r.url.endsWith('/relay')).length;
+    // Down 299 ms (reconnects refused meanwhile): still waiting, nothing sent …
+    clock.advanceBy(299);
+    expect(failover.route()).toBe('waiting');
+    expect(relayPosts()).toBe(0);
+    // … down 300 ms: over REST.
+    clock.advanceBy(1);
+    expect(failover.route()).toBe('rest');
+    expect(await answer).toMatchObject({ requestId: request.requestId, status: 'BROADCAST', via: 'rest' });
+    expect(relayPosts()).toBe(1);
   });
 });
 

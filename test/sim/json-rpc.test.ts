@@ -4,11 +4,13 @@
  */
 import { createPublicClient, http, TransactionReceiptNotFoundError } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { VirtualClock } from '../../src/core/virtual-clock.ts';
 import { OWNER, WALLET, authorizeSignerRequest, bearer, postJson, postText, signIn, startTestVenue, waitForReceipt, type TestVenue } from './relay-harness.ts';
 
+const clock = new VirtualClock(Date.UTC(2025, 0, 1, 12, 0, 0));
 let venue: TestVenue;
 beforeAll(async () => {
-  venue = await startTestVenue({ blockMs: 20 });
+  venue = await startTestVenue({ clock, blockMs: 20 });
 });
 afterAll(() => venue.stop());
 
@@ -19,13 +21,14 @@ describe('JSON-RPC', () => {
     const client = createPublicClient({ transport: http(`${venue.url}/rpc`) });
     expect(await client.getChainId()).toBe(31337);
     const first = await client.getBlockNumber({ cacheTime: 0 });
-    await new Promise((resolve) => setTimeout(resolve, 60));
-    expect(await client.getBlockNumber({ cacheTime: 0 })).toBeGreaterThan(first);
+    clock.advanceBy(3 * venue.config.blockMs);
+    expect(await client.getBlockNumber({ cacheTime: 0 })).toBe(first + 3n);
     await expect(client.getTransactionReceipt({ hash: `0x${'ab'.repeat(32)}` })).rejects.toBeInstanceOf(TransactionReceiptNotFoundError);
 
     await postJson(`${venue.url}/sim/fund`, { owner: OWNER.address.toLowerCase(), token: 'MON', amount: '1' });
     const token = await signIn(venue.url, WALLET);
     const answer = await postText(`${venue.url}/relay`, await authorizeSignerRequest(venue, OWNER, WALLET), bearer(token));
+    clock.advanceBy(venue.config.blockMs);
     const receipt = await waitForReceipt(venue.url, answer.body.txHash);
     expect(receipt).toMatchObject({
       transactionHash: answer.body.txHash,

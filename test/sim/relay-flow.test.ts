@@ -19,6 +19,7 @@ import {
   signIn,
   startTestVenue,
   TestSocket,
+  waitForReceipt,
   type TestVenue,
 } from './relay-harness.ts';
 
@@ -46,9 +47,7 @@ describe('relay end to end', () => {
 
     const socket = await TestSocket.connect(venue.url, token);
     // The grant lands in the next block; a batch before it would be refused as not authorized.
-    for (let i = 0; i < 100 && (await client.getTransactionReceipt({ hash: authorize.body.txHash }).catch(() => null)) === null; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    expect(await waitForReceipt(venue.url, authorize.body.txHash)).toMatchObject({ status: 'success', type: 'eip7702' });
     const market = venue.config.markets[0]!.address;
     socket.send(await batchWsFrame(venue, WALLET, 'place-1', { accountId, market, orders: [restingBuy(1000n)] }));
 

@@ -3,10 +3,12 @@
  * over fetch, relay sign-in with personal_sign, signed relay requests (EIP-712, EIP-7702) and a
  * WebSocket that queues what the server sends.
  */
+import { filter, firstValueFrom, throwError, timeout } from 'rxjs';
 import { createPublicClient, http } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { WebSocket } from 'ws';
 import { liveClock, type Clock } from '../../src/core/clock.ts';
+import { VirtualClock } from '../../src/core/virtual-clock.ts';
 import { createIdSource } from '../../src/core/ids.ts';
 import { createLogger } from '../../src/core/logger.ts';
 import { seededRandom } from '../../src/core/random.ts';
@@ -22,6 +24,7 @@ import { personalSign } from '../../src/protocol/personal-sign.ts';
 import { challengeResponseSchema, tokenResponseSchema } from '../../src/protocol/relay-auth.ts';
 import { encodeRelayRestRequest, encodeRelayWsMessage, type RelayRestRequest } from '../../src/protocol/relay-request.ts';
 import { createSimServer, type SimServer } from '../../src/sim/sim-server.ts';
+import type { SimVenueModel } from '../../src/venue/sim-venue.ts';
 
 /** Fixed test keys (never used anywhere else). */
 export const OWNER = privateKeyToAccount(`0x${'a1'.repeat(32)}`);
@@ -72,8 +75,21 @@ export async function startTestVenue(options: StartTestVenueOptions = {}): Promi
     backgroundFlow: options.backgroundFlow ?? false,
   });
   const { url } = await server.start({ port: 0 });
-  return { server, url, config, clock, stop: () => server.stop() };
+  venuesByUrl.set(url, server.venue);
+  return {
+    server,
+    url,
+    config,
+    clock,
+    stop: () => {
+      venuesByUrl.delete(url);
+      return server.stop();
+    },
+  };
 }
+
+/** The venues of startTestVenue by URL, so that waitForReceipt can wait on a venue's blocks instead of polling. */
+const venuesByUrl = new Map<string, SimVenueModel>();
 
 export interface JsonAnswer {
   readonly status: number;
@@ -190,23 +206,34 @@ export function restingBuy(quantity = 100n): OrderIntent {
   return { side: 'BUY', quantity, price: 300_000n, tif: 'GTC', executionInstruction: 'NONE', minSizeAfterBlock: 0n };
 }
 
-/** Polls viem's public client until the receipt exists. */
+/**
+ * Resolves once `hash` is in a block of `venue`: at once when it already is, else on the block that
+ * holds it (no polling; on a virtual clock the test moves the clock). `timeoutMs` of wall time only
+ * turns a hang into a readable failure.
+ */
+function mined(venue: SimVenueModel, hash: `0x${string}`, timeoutMs: number): Promise<unknown> {
+  if (venue.receipt(hash) !== undefined) return Promise.resolve();
+  const wanted = hash.toLowerCase();
+  return firstValueFrom(
+    venue.blocks$.pipe(
+      filter((block) => block.transactions.some((tx) => tx.toLowerCase() === wanted)),
+      timeout({ first: timeoutMs, with: () => throwError(() => new Error(`no block holds ${hash} within ${timeoutMs} ms`)) }),
+    ),
+  );
+}
+
+/** Waits for the block that holds `hash` on a venue of startTestVenue, then reads the receipt through viem's public client. */
 export async function waitForReceipt(url: string, hash: `0x${string}`, timeoutMs = 5000) {
-  const client = createPublicClient({ transport: http(`${url}/rpc`) });
-  const started = Date.now();
-  for (;;) {
-    try {
-      return await client.getTransactionReceipt({ hash });
-    } catch (error) {
-      if (Date.now() - started > timeoutMs) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-  }
+  const venue = venuesByUrl.get(url);
+  if (venue === undefined) throw new Error(`waitForReceipt: ${url} is not a running venue of startTestVenue`);
+  await mined(venue, hash, timeoutMs);
+  return createPublicClient({ transport: http(`${url}/rpc`) }).getTransactionReceipt({ hash });
 }
 
 /**
  * A funded owner whose trading wallet holds TRADE and is delegated: fund -> sign in -> authorize
- * (REST, SET_CODE) -> receipt. Returns the account id and the wallet's JWT.
+ * (REST, SET_CODE) -> receipt. On a virtual clock it moves the clock one block (nothing else would).
+ * Returns the account id and the wallet's JWT.
  */
 export async function onboard(venue: TestVenue, owner = OWNER, wallet = WALLET): Promise<{ accountId: bigint; token: string }> {
   const funded = await postJson(`${venue.url}/sim/fund`, { owner: lower(owner), token: 'USDC', amount: '1000000000000' });
@@ -214,8 +241,9 @@ export async function onboard(venue: TestVenue, owner = OWNER, wallet = WALLET):
   const token = await signIn(venue.url, wallet);
   const answer = await postText(`${venue.url}/relay`, await authorizeSignerRequest(venue, owner, wallet), bearer(token));
   if (answer.body.status !== 'BROADCAST') throw new Error(`authorize failed: ${JSON.stringify(answer.body)}`);
-  const receipt = await waitForReceipt(venue.url, answer.body.txHash);
-  if (receipt.status !== 'success') throw new Error('authorize reverted');
+  if (venue.clock instanceof VirtualClock) venue.clock.advanceBy(venue.config.blockMs);
+  await mined(venue.server.venue, answer.body.txHash, 5000);
+  if (venue.server.venue.receipt(answer.body.txHash)?.success !== true) throw new Error('authorize reverted');
   return { accountId: BigInt(funded.body.accountId), token };
 }
 
@@ -227,6 +255,7 @@ export interface WsClosed {
 /** A WebSocket client that queues every server message and remembers how it closed. */
 export class TestSocket {
   readonly messages: any[] = [];
+  #syncs = 0;
   closed: WsClosed | undefined;
   readonly #waiters = new Set<() => void>();
 
@@ -283,6 +312,20 @@ export class TestSocket {
     const find = () => this.messages.find((message) => message.type === type && message.id === id);
     await this.until(() => find() !== undefined, timeoutMs);
     return find();
+  }
+
+  /**
+   * A round trip: sends a frame the relay answers at once without submitting anything (an unknown
+   * method) and waits for that answer. The relay writes to one socket in order, so whatever it sent
+   * before answering is in `messages` by then: the barrier before asserting that something did not
+   * come. The barrier's own answer is taken out of `messages`.
+   */
+  async sync(): Promise<void> {
+    this.#syncs += 1;
+    const id = `sync-${this.#syncs}`;
+    this.send(JSON.stringify({ id, method: 'test.sync', payload: {} }));
+    const answer = await this.message('response', id);
+    this.messages.splice(this.messages.indexOf(answer), 1);
   }
 
   async waitClosed(timeoutMs?: number): Promise<WsClosed> {

@@ -3,6 +3,7 @@
  * JSON path, and the server keeps serving after each.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { VirtualClock } from '../../src/core/virtual-clock.ts';
 import { relayRestResponseSchema } from '../../src/protocol/relay-response.ts';
 import { personalSign } from '../../src/protocol/personal-sign.ts';
 import {
@@ -72,11 +73,15 @@ describe('POST /relay', () => {
     expectRefusal(await postText(`${venue.url}/relay`, '{', { authorization: 'Bearer x' }), 401, 'AUTHENTICATION_FAILED', null);
   });
 
-  it('refuses an expired JWT', async () => {
-    const short = await startTestVenue({ jwtLifetimeSec: 1 });
+  it('refuses an expired JWT (virtual clock)', async () => {
+    const clock = new VirtualClock(Date.UTC(2025, 0, 1, 12, 0, 0));
+    const short = await startTestVenue({ clock, jwtLifetimeSec: 1 });
     try {
       const expiring = await signIn(short.url, WALLET);
-      await new Promise((resolve) => setTimeout(resolve, 1100));
+      // Still valid 1 ms before it expires: the relay reads the body and refuses that instead.
+      clock.advanceBy(999);
+      expect(await postText(`${short.url}/relay`, '{}', bearer(expiring))).toMatchObject({ status: 400, body: { code: 'INVALID_REQUEST' } });
+      clock.advanceBy(1);
       const answer = await postText(`${short.url}/relay`, '{}', bearer(expiring));
       expectRefusal(answer, 401, 'AUTHENTICATION_FAILED');
       expect(answer.body.message).toBe('JWT expired');

@@ -1,7 +1,9 @@
 /**
  * The relay WebSocket over a real socket: upgrade refusals (token in the URL, bad or expired JWT),
  * one connection per wallet, one answer per id, the 64-pending-outcome limit, frame limits and the
- * injected faults; the server keeps serving after each.
+ * injected faults; the server keeps serving after each. The venue runs on a virtual clock: blocks,
+ * outcome delays and socket drops happen when a test moves the clock, and "nothing came" is checked
+ * after a round trip on the same socket (`TestSocket.sync`), never after a sleep.
  */
 import { connect as connectTcp } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -24,6 +26,7 @@ import {
   type TestVenue,
 } from './relay-harness.ts';
 
+const clock = new VirtualClock(Date.now());
 let venue: TestVenue;
 let accountId: bigint;
 let token: string;
@@ -31,7 +34,8 @@ let market: `0x${string}`;
 const open: TestSocket[] = [];
 
 const ioc: OrderIntent = { side: 'BUY', quantity: 100n, price: 300_000n, tif: 'IOC', executionInstruction: 'NONE', minSizeAfterBlock: 0n };
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The next block: its outcomes go out before `advanceBy` returns. */
+const mine = () => clock.advanceBy(venue.config.blockMs);
 
 async function connect(jwt = token): Promise<TestSocket> {
   const socket = await TestSocket.connect(venue.url, jwt);
@@ -40,7 +44,7 @@ async function connect(jwt = token): Promise<TestSocket> {
 }
 
 beforeAll(async () => {
-  venue = await startTestVenue({ blockMs: 20, maxBodyBytes: 64 * 1024 });
+  venue = await startTestVenue({ clock, blockMs: 20, maxBodyBytes: 64 * 1024 });
   ({ accountId, token } = await onboard(venue));
   market = venue.config.markets[0]!.address;
 });
@@ -48,7 +52,6 @@ afterAll(() => venue.stop());
 afterEach(async () => {
   for (const socket of open.splice(0)) socket.close();
   await postJson(`${venue.url}/sim/faults`, { dropWebSocketsEveryMs: 0, outcomeDelayMs: 0, withholdOutcomesRate: 0, unknownResponseRate: 0 });
-  venue.server.venue.start();
   // The server keeps serving after every case.
   expect((await getJson(`${venue.url}/sim/info`)).status).toBe(200);
 });
@@ -142,7 +145,7 @@ describe('relay WebSocket connections', () => {
 
   it('refuses a nonce that does not increase within the connection', async () => {
     const socket = await connect();
-    const nonce = nextNonce();
+    const nonce = nextNonce(clock);
     socket.send(await batchWsFrame(venue, WALLET, 'n1', { accountId, market, orders: [ioc], nonce }));
     socket.send(await batchWsFrame(venue, WALLET, 'n2', { accountId, market, orders: [ioc], nonce }));
     expect(await socket.message('response', 'n1')).toMatchObject({ status: 'BROADCAST' });
@@ -150,7 +153,7 @@ describe('relay WebSocket connections', () => {
   });
 
   it('closes with 4008 PENDING_OUTCOME_LIMIT after the response of the 65th pending transaction, which is broadcast', async () => {
-    venue.server.venue.stop();
+    // No block while the 65 are sent: every outcome stays pending.
     const socket = await connect();
     const frames: string[] = [];
     for (let i = 0; i < 65; i++) frames.push(await batchWsFrame(venue, WALLET, `p${i}`, { accountId, market, orders: [ioc] }));
@@ -162,11 +165,13 @@ describe('relay WebSocket connections', () => {
     expect(responses.every((response) => response.status === 'BROADCAST')).toBe(true);
     expect(responses.at(-1).id).toBe('p64');
     expect(socket.messages.some((message) => message.type === 'outcome')).toBe(false);
-    venue.server.venue.start();
+    mine();
     expect((await waitForReceipt(venue.url, responses.at(-1).txHash)).status).toBe('success');
     // The outcomes of the closed connection go nowhere; a new connection works.
     const next = await connect();
     next.send(await batchWsFrame(venue, WALLET, 'after-limit', { accountId, market, orders: [ioc] }));
+    await next.message('response', 'after-limit');
+    mine();
     expect(await next.message('outcome', 'after-limit')).toMatchObject({ status: 'CONFIRMED' });
     expect(next.messages.filter((message) => /^p\d+$/.test(message.id ?? ''))).toEqual([]);
     expect(venue.server.relayWs.pendingOutcomeCount()).toBe(0);
@@ -179,16 +184,17 @@ describe('relay WebSocket connections', () => {
   });
 
   it('does not re-send outcomes of a closed connection', async () => {
-    venue.server.venue.stop();
     const socket = await connect();
     socket.send(await batchWsFrame(venue, WALLET, 'orphan', { accountId, market, orders: [ioc] }));
     const response = await socket.message('response', 'orphan');
     socket.close();
     await socket.waitClosed();
     const next = await connect();
-    venue.server.venue.start();
-    await waitForReceipt(venue.url, response.txHash);
-    await sleep(50);
+    mine();
+    expect((await waitForReceipt(venue.url, response.txHash)).status).toBe('success');
+    expect(venue.server.relayWs.pendingOutcomeCount()).toBe(0);
+    // The outcome went out (or not) during mine(), before this round trip.
+    await next.sync();
     expect(next.messages).toEqual([]);
   });
 });
@@ -197,7 +203,15 @@ describe('relay WebSocket faults', () => {
   it('drops every socket every dropWebSocketsEveryMs', async () => {
     const socket = await connect();
     await postJson(`${venue.url}/sim/faults`, { dropWebSocketsEveryMs: 50 });
-    expect((await socket.waitClosed(2000)).code).toBe(1006);
+    clock.advanceBy(49);
+    await socket.sync();
+    expect(socket.closed).toBeUndefined();
+    clock.advanceBy(1);
+    expect((await socket.waitClosed()).code).toBe(1006);
+    // And again 50 ms later, for the socket that replaced it.
+    const again = await connect();
+    clock.advanceBy(50);
+    expect((await again.waitClosed()).code).toBe(1006);
   });
 
   it('withholds outcomes at withholdOutcomesRate', async () => {
@@ -206,10 +220,12 @@ describe('relay WebSocket faults', () => {
     socket.send(await batchWsFrame(venue, WALLET, 'held', { accountId, market, orders: [ioc] }));
     const response = await socket.message('response', 'held');
     expect(response.status).toBe('BROADCAST');
-    await waitForReceipt(venue.url, response.txHash);
-    await sleep(60);
-    expect(socket.messages.filter((message) => message.type === 'outcome')).toEqual([]);
+    expect(venue.server.relayWs.pendingOutcomeCount()).toBe(1);
+    mine();
+    expect((await waitForReceipt(venue.url, response.txHash)).status).toBe('success');
     expect(venue.server.relayWs.pendingOutcomeCount()).toBe(0);
+    await socket.sync();
+    expect(socket.messages.filter((message) => message.type === 'outcome')).toEqual([]);
   });
 
   it('delays outcomes by outcomeDelayMs', async () => {
@@ -217,11 +233,15 @@ describe('relay WebSocket faults', () => {
     const socket = await connect();
     socket.send(await batchWsFrame(venue, WALLET, 'late', { accountId, market, orders: [ioc] }));
     const response = await socket.message('response', 'late');
+    mine();
     await waitForReceipt(venue.url, response.txHash);
-    const mined = Date.now();
+    // Still pending (and unsent) 1 ms before the delay ends …
+    clock.advanceBy(299);
+    await socket.sync();
     expect(socket.messages.some((message) => message.type === 'outcome')).toBe(false);
-    await socket.message('outcome', 'late');
-    expect(Date.now() - mined).toBeGreaterThanOrEqual(200);
+    // … sent when it ends.
+    clock.advanceBy(1);
+    expect(await socket.message('outcome', 'late')).toMatchObject({ status: 'CONFIRMED', txHash: response.txHash });
   });
 
   it('answers UNKNOWN with the candidate hash at unknownResponseRate, and the transaction is sent', async () => {
@@ -230,6 +250,7 @@ describe('relay WebSocket faults', () => {
     socket.send(await batchWsFrame(venue, WALLET, 'unsure', { accountId, market, orders: [ioc] }));
     const response = await socket.message('response', 'unsure');
     expect(response).toMatchObject({ status: 'UNKNOWN', code: 'BROADCAST_RESULT_UNKNOWN', retryable: false });
+    mine();
     expect((await waitForReceipt(venue.url, response.candidateTxHash)).status).toBe('success');
   });
 });
