@@ -11,14 +11,26 @@ export {
 } from './arbitraries.ts';
 export { VirtualClock } from '../core/virtual-clock.ts';
 export { seededRandom } from '../core/random.ts';
-export { checkStrategy, type At, type CheckMarket, type CheckStrategyOptions, type CheckStrategyResult } from './check-strategy.ts';
+export { checkStrategy, DEFAULT_SETTLE_MS, type At, type CheckMarket, type CheckStrategyOptions, type CheckStrategyResult } from './check-strategy.ts';
 export {
   createStrategyHarness,
+  DEFAULT_CHECK_BLOCK_MS,
+  DEFAULT_CHECK_LATENCY_MS,
   type HarnessMarket,
   type HarnessStep,
-  type ScriptedFill,
   type StrategyHarness,
   type StrategyHarnessOptions,
 } from './strategy-harness.ts';
-export type { ScriptedAmount, ScriptedBook, ScriptedLevel, ScriptedTrade } from './scripted-market.ts';
-export type { InitialOrder, InvalidIntent, RevertedIntent, TimedIntent, TimedState } from './simulated-account.ts';
+export type {
+  InitialOrder,
+  InvalidIntent,
+  RefusedIntent,
+  RevertedIntent,
+  ScriptedAmount,
+  ScriptedBook,
+  ScriptedFill,
+  ScriptedLevel,
+  ScriptedTrade,
+  TimedIntent,
+  TimedState,
+} from './scripted-market.ts';

@@ -1,16 +1,15 @@
 /**
- * A market feed driven by a script instead of pollers: each scripted book or trade is emitted the
- * moment the test (or `checkStrategy`) pushes it, with the streams' usual replay rules.
+ * What a script says about a market, in the author's terms: books as `[price, size]` levels, public
+ * trades, fills of the strategy's own orders, orders resting at the start. Amounts are units (bigint)
+ * or human decimal strings converted exactly at the market's precision. The check venue
+ * (check-venue.ts) turns each into real orders on the venue.
  */
-import { BehaviorSubject, distinctUntilChanged, EMPTY, filter, map, NEVER, ReplaySubject, shareReplay, Subject, type Observable } from 'rxjs';
-import { Decimal } from '../core/decimal.ts';
+import { BaseError } from '../core/base-error.ts';
 import { toUnits } from '../core/units.ts';
-import { bboOf, sameBbo, type Bbo } from '../market/bbo.ts';
-import type { FeedHealth } from '../market/feed-health.ts';
-import { OrderBook, type BookLevel, type OrderBookView } from '../market/order-book-model.ts';
-import type { UnitTrade } from '../market/unit-trade.ts';
-import type { StrategyMarket } from '../strategy/strategy-context.ts';
+import type { OrderSide } from '../protocol/constants.ts';
 import type { MarketSpec } from '../protocol/market-spec.ts';
+import type { Intent } from '../strategy/intents.ts';
+import type { OwnMarketState } from '../strategy/strategy-context.ts';
 
 /** Units as a bigint, or a human decimal string converted exactly at the market's precision. */
 export type ScriptedAmount = bigint | string;
@@ -18,13 +17,13 @@ export type ScriptedAmount = bigint | string;
 /** `[price, size]`, e.g. `['0.0349', '1500']` or `[349_000n, 150_000n]`. */
 export type ScriptedLevel = readonly [price: ScriptedAmount, size: ScriptedAmount];
 
-/** A whole book: the market's book from now until the next one. Levels in any order. */
+/** A whole book: the scripted market maker's orders from now until the next book. Levels in any order. */
 export interface ScriptedBook {
   readonly bids: readonly ScriptedLevel[];
   readonly asks: readonly ScriptedLevel[];
 }
 
-/** A public trade on `trades$`. */
+/** A public trade: a script maker rests at `price` and a script taker takes `qty` up to that price. */
 export interface ScriptedTrade {
   readonly price: ScriptedAmount;
   readonly qty: ScriptedAmount;
@@ -32,78 +31,94 @@ export interface ScriptedTrade {
   readonly isBuyerMaker?: boolean;
 }
 
+/** A fill of the own order in `slot` (default: all that remains) by a script taker. */
+export interface ScriptedFill {
+  readonly slot: number;
+  readonly size?: ScriptedAmount;
+}
+
+/** An own order resting in a slot at the start (placed through the engine before the strategy starts). */
+export interface InitialOrder {
+  readonly slot: number;
+  readonly side: OrderSide;
+  /** Price units. */
+  readonly price: bigint;
+  /** Size units. */
+  readonly size: bigint;
+  /** Size units still open (the rest filled before the start); default `size`. */
+  readonly remaining?: bigint;
+}
+
+export interface TimedIntent {
+  /** Time of the emission, ms after the strategy started. */
+  readonly at: number;
+  readonly intent: Intent;
+}
+
+export interface RevertedIntent extends TimedIntent {
+  /** `REVERTED` (the venue executed and reverted it) or `DROPPED`. */
+  readonly status: 'REVERTED' | 'DROPPED';
+  /** The venue's reason, `CODE: message` (`INVALID_ORDER: …`, `EXPECTED_ORDER_ID_MISMATCH: …`). */
+  readonly reason: string;
+  /** The code of `reason` (`INVALID_ORDER`). */
+  readonly code: string;
+}
+
+/** An intent the engine refused (risk, kill switch) or the relay rejected: it never reached a block. */
+export interface RefusedIntent extends TimedIntent {
+  readonly status: 'REFUSED' | 'REJECTED';
+  readonly code: string;
+  readonly message: string;
+}
+
+export interface InvalidIntent extends TimedIntent {
+  readonly problems: readonly string[];
+}
+
+export interface TimedState {
+  /** ms after the strategy started. */
+  readonly at: number;
+  readonly state: OwnMarketState;
+}
+
+/** @example priceUnits('0.0349', monUsdc) // 349000n */
 export function priceUnits(amount: ScriptedAmount, spec: MarketSpec): bigint {
   return typeof amount === 'bigint' ? amount : toUnits(amount, spec.pricePrecision, 'exact');
 }
 
+/** @example sizeUnits('100', monUsdc) // 10000n */
 export function sizeUnits(amount: ScriptedAmount, spec: MarketSpec): bigint {
   return typeof amount === 'bigint' ? amount : toUnits(amount, spec.sizePrecision, 'exact');
 }
 
-const levelsOf = (levels: readonly ScriptedLevel[], spec: MarketSpec): BookLevel[] =>
-  levels.map(([price, size]) => ({ price: priceUnits(price, spec), size: sizeUnits(size, spec) }));
+/** A level in units. */
+export interface UnitLevel {
+  readonly price: bigint;
+  readonly size: bigint;
+}
 
-/** The feed half of a scripted market, and the levers that drive it. */
-export class ScriptedMarketFeed {
-  readonly spec: MarketSpec;
-  readonly feed: StrategyMarket['feed'];
-  readonly #books = new ReplaySubject<OrderBookView>(1);
-  readonly #trades = new Subject<UnitTrade>();
-  readonly #health: BehaviorSubject<FeedHealth>;
-  #lastUpdateId = 0;
-  #lastTradeId = 0;
-  #book: OrderBookView | undefined;
-
-  constructor(spec: MarketSpec) {
-    this.spec = spec;
-    this.#health = new BehaviorSubject<FeedHealth>({ depth: { status: 'idle' }, trades: { status: 'idle' }, ticker: { status: 'idle' } });
-    const book$ = this.#books.asObservable();
-    const bbo$: Observable<Bbo> = book$.pipe(map(bboOf), distinctUntilChanged(sameBbo), shareReplay({ bufferSize: 1, refCount: false }));
-    const mid$: Observable<Decimal> = bbo$.pipe(
-      map((bbo) => (bbo.bid && bbo.ask ? new Decimal((bbo.bid.price + bbo.ask.price).toString()).div(2) : undefined)),
-      filter((mid): mid is Decimal => mid !== undefined),
-      distinctUntilChanged((a, b) => a.eq(b)),
-      shareReplay({ bufferSize: 1, refCount: false }),
-    );
-    this.feed = {
-      book$,
-      bbo$,
-      mid$,
-      trades$: this.#trades.asObservable(),
-      // Not scripted: a strategy that needs the ticker or klines gets nothing here.
-      ticker$: NEVER,
-      klines$: EMPTY,
-      health$: this.#health.asObservable(),
-    };
+/**
+ * A scripted book in units, best first per side. Throws STRATEGY_CHECK_INVALID for a price off the
+ * tick, a size out of the market's bounds, or a crossed book (the script maker's own orders would trade).
+ *
+ * @example bookInUnits({ bids: [['0.0349', '100']], asks: [['0.0351', '100']] }, monUsdc).bids // [{ price: 349000n, size: 10000n }]
+ */
+export function bookInUnits(book: ScriptedBook, spec: MarketSpec): { readonly bids: UnitLevel[]; readonly asks: UnitLevel[] } {
+  const levels = (side: readonly ScriptedLevel[], name: string) =>
+    side.map(([price, size]): UnitLevel => {
+      const level = { price: priceUnits(price, spec), size: sizeUnits(size, spec) };
+      if (level.price < 1n || level.price % spec.tickSize !== 0n) invalid(`${spec.symbol}: ${name} price ${level.price} is not on the tick ${spec.tickSize}`);
+      if (level.size < spec.minSize || level.size > spec.maxSize) invalid(`${spec.symbol}: ${name} size ${level.size} is outside ${spec.minSize}..${spec.maxSize}`);
+      return level;
+    });
+  const bids = levels(book.bids, 'bid').sort((a, b) => (a.price > b.price ? -1 : a.price < b.price ? 1 : 0));
+  const asks = levels(book.asks, 'ask').sort((a, b) => (a.price < b.price ? -1 : a.price > b.price ? 1 : 0));
+  if (bids[0] !== undefined && asks[0] !== undefined && bids[0].price >= asks[0].price) {
+    invalid(`${spec.symbol}: the book is crossed (best bid ${bids[0].price} >= best ask ${asks[0].price})`);
   }
+  return { bids, asks };
+}
 
-  /** The last book pushed. */
-  get book(): OrderBookView | undefined {
-    return this.#book;
-  }
-
-  /** Emits a book; `beforeEmit` sees it first (the simulated account takes its liquidity from it). */
-  pushBook(book: ScriptedBook, nowMs: number, beforeEmit?: (view: OrderBookView) => void): OrderBookView {
-    this.#lastUpdateId += 1;
-    const view = OrderBook.fromLevels(this.spec, { lastUpdateId: this.#lastUpdateId, bids: levelsOf(book.bids, this.spec), asks: levelsOf(book.asks, this.spec) });
-    this.#book = view;
-    beforeEmit?.(view);
-    this.#health.next({ ...this.#health.value, depth: { status: 'ok', at: nowMs } });
-    this.#books.next(view);
-    return view;
-  }
-
-  pushTrade(trade: ScriptedTrade, nowMs: number): UnitTrade {
-    this.#lastTradeId += 1;
-    const unit: UnitTrade = {
-      id: this.#lastTradeId,
-      time: nowMs,
-      price: priceUnits(trade.price, this.spec),
-      qty: sizeUnits(trade.qty, this.spec),
-      isBuyerMaker: trade.isBuyerMaker ?? false,
-    };
-    this.#health.next({ ...this.#health.value, trades: { status: 'ok', at: nowMs } });
-    this.#trades.next(unit);
-    return unit;
-  }
+function invalid(message: string): never {
+  throw new BaseError('STRATEGY_CHECK_INVALID', message);
 }

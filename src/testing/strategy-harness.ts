@@ -1,294 +1,363 @@
 /**
- * A strategy under test, step by step: a StrategyContext over scripted markets, a VirtualClock and
- * a simulated own state that applies each emitted intent as if confirmed (see
- * `simulated-account.ts` for what it models and what needs the venue). `checkStrategy` runs a whole
- * script through it; use the harness directly to push books and look at the state between steps.
+ * A strategy under test, step by step, on the one venue model: the strategy runs through the real
+ * execution engine and the composition root of every run against the local venue in this process,
+ * on a VirtualClock (check-rig.ts, check-venue.ts). Books, trades and fills of the script become
+ * real orders of script accounts on the venue; the strategy sees them through its market feed (polled
+ * depth in the committed state, trades) and its own state through the engine (order events, fills),
+ * with the venue's blocks and the connection's latency in between. `checkStrategy` runs a whole script
+ * through it; use the harness directly to push books and look at the state between steps.
+ *
+ * Times given to and reported by the harness are ms after the strategy started; the clock's own time
+ * of that instant is `startMs`. Before the strategy starts, the harness readies the account (funded,
+ * delegated, TRADE granted, as `clobbot run` does), posts each market's `book`, makes its `position`
+ * (an own post-only order at `entryPrice` filled by a script taker) and places its `orders`.
  */
-import type { Subscription } from 'rxjs';
 import type { z } from 'zod';
-import { BaseError, isBaseError } from '../core/base-error.ts';
+import { BaseError } from '../core/base-error.ts';
+import { createIdSource } from '../core/ids.ts';
 import { createLogger, type Logger } from '../core/logger.ts';
 import { seededRandom } from '../core/random.ts';
 import { VirtualClock } from '../core/virtual-clock.ts';
-import type { Address } from '../protocol/encoding.ts';
-import type { StrategyDefinition } from '../strategy/define-strategy.ts';
-import type { Intent } from '../strategy/intents.ts';
-import type { OwnFill, OwnMarketState, StrategyContext, StrategyMarket } from '../strategy/strategy-context.ts';
+import type { RiskConfig } from '../config/run-config.ts';
+import { DEFAULT_VIRTUAL_START_MS, type LatencyConfig, type VirtualConfig } from '../config/virtual-config.ts';
 import type { MarketSpec } from '../protocol/market-spec.ts';
-import { boundSlots, intentMarket, intentProblems } from '../strategy/intent-problems.ts';
-import { ScriptedMarketFeed, sizeUnits, type ScriptedAmount, type ScriptedBook, type ScriptedTrade } from './scripted-market.ts';
-import {
-  SimulatedMarketAccount,
-  type InitialOrder,
-  type InvalidIntent,
-  type RevertedIntent,
-  type TimedIntent,
-  type TimedState,
-} from './simulated-account.ts';
+import type { StrategyDefinition } from '../strategy/define-strategy.ts';
+import type { OwnFill, OwnMarketState } from '../strategy/strategy-context.ts';
+import { loadSigner } from '../execution/signer-source.ts';
+import { createPendingWork } from '../runtime/pending-work.ts';
+import { createTradingRuntime, type TradingRuntime } from '../runtime/trading-runtime.ts';
+import { runOnVirtualClock } from '../runtime/virtual-driver.ts';
+import { createCheckVenue, type CheckVenue } from './check-venue.ts';
+import { asCheckError, CheckRecord, CHECK_MODULE, gatedStrategy, Waits } from './check-rig.ts';
+import { readyMarkets, type HarnessMarket } from './harness-setup.ts';
+import { memoryJournalFs } from './memory-journal-fs.ts';
+import { sizeUnits, type InvalidIntent, type RefusedIntent, type RevertedIntent, type ScriptedAmount, type ScriptedBook, type ScriptedFill, type ScriptedTrade, type TimedIntent, type TimedState } from './scripted-market.ts';
 
-/** A market of the strategy under test, with its own state at the start. */
-export interface HarnessMarket {
-  readonly spec: MarketSpec;
-  /** Size units, signed. Default 0. */
-  readonly position?: bigint;
-  /** Orders already resting at the start. */
-  readonly orders?: readonly InitialOrder[];
-}
+export type { HarnessMarket } from './harness-setup.ts';
+
+/** The one-way latency between the bot and the venue when a check does not say: a small constant. */
+export const DEFAULT_CHECK_LATENCY_MS = 5;
+/** The venue's block interval when a check does not say (config/sim.yaml's). */
+export const DEFAULT_CHECK_BLOCK_MS = 400;
+/** How long a step waits for the strategy to see it before the check fails. */
+const STEP_TIMEOUT_MS = 30_000;
+/** How long after its block a fill may take to reach the engine (order events are cached for 2 s and polled). */
+const FILL_NOTICE_MS = 10_000;
+/** Risk limits of a check when it does not say: wide enough never to refuse a strategy's intent. */
+const OPEN_RISK: RiskConfig = { maxPosition: '1000000000000', maxOrderSize: '1000000000000', maxNotional: '1000000000000000', priceBandBps: 10_000, maxOrdersPerSecond: 10_000, maxOpenOrders: 100_000 };
 
 export interface StrategyHarnessOptions<S extends z.ZodType = z.ZodType> {
   /** Params as a run file would give them; validated with the strategy's schema. Default `{}`. */
   readonly params?: z.input<S>;
   /** The strategy's markets, in run-file order. */
   readonly markets: readonly (MarketSpec | HarnessMarket)[];
-  /** Default: a new VirtualClock at 0. */
+  /** Default: a new VirtualClock at 2026-01-01T00:00:00Z. */
   readonly clock?: VirtualClock;
-  /** Seed of `ctx.random`. Default 1. */
+  /** Seeds `ctx.random`, the wallet, the venue's secrets and the connection's delays. Default 1. */
   readonly seed?: number;
   /** Default: silent. */
   readonly logger?: Logger;
-  /** How long an intent stays pending before it is applied. Default 0 (the same instant, after the emission). */
-  readonly confirmAfterMs?: number;
+  /** One-way latency between the bot and the venue: ms, or each leg as a run file's `virtual.latency`. Default 5 ms. */
+  readonly latency?: number | Partial<VirtualConfig['latency']>;
+  /** A block every this many ms. Default 400. */
+  readonly blockMs?: number;
+  /** The engine's risk limits (run-file form). Default: open. */
+  readonly risk?: Partial<RiskConfig>;
+  /** The trading wallet's balances, human amounts by token symbol. Default 10^9 of every token. */
+  readonly funding?: Readonly<Record<string, string>>;
   /**
-   * Default true: an invalid intent (slot >= 62 or twice, off-tick price, size out of range, empty,
-   * trigger creation) fails the run with STRATEGY_INTENT_INVALID. False: it is only recorded in `invalid`.
+   * Default true: an invalid intent (slot >= 62 or twice, off-tick price, size out of range, empty)
+   * fails the run with STRATEGY_INTENT_INVALID. False: it is recorded in `invalid` and never sent.
    */
   readonly strict?: boolean;
-}
-
-export interface StrategyHarness {
-  readonly clock: VirtualClock;
-  /** Every intent emitted, with its time. */
-  readonly intents: readonly TimedIntent[];
-  /** Intents the simulated venue reverted (an expected order id changed, post-only would cross, no free slot, FOK unfilled). */
-  readonly reverted: readonly RevertedIntent[];
-  /** Intents refused as malformed (see `strict`). */
-  readonly invalid: readonly InvalidIntent[];
-  /** Own fills, in order. */
-  readonly fills: readonly OwnFill[];
-  /** True once the strategy's intent stream completed. */
-  readonly completed: boolean;
-  /** Subscribes to the strategy (call after scheduling same-time market data that it should see first). */
-  start(): StrategyHarness;
-  /** The current own state of a market (symbol optional with one market). */
-  state(symbol?: string): OwnMarketState;
-  /** Every state the market went through, with times. */
-  history(symbol?: string): readonly TimedState[];
-  /** Pushes a book now. */
-  book(book: ScriptedBook, symbol?: string): void;
-  /** Pushes a public trade now. */
-  trade(trade: ScriptedTrade, symbol?: string): void;
-  /** Fills the own order in `slot` as maker (default: all that remains). */
-  fill(slot: number, size?: ScriptedAmount, symbol?: string): void;
-  advanceTo(timeMs: number): void;
-  advanceBy(ms: number): void;
-  /** Unsubscribes from the strategy. */
-  stop(): void;
-  /**
-   * Schedules a market event at `timeMs`. Scheduled before `start`, it reaches the strategy before
-   * the strategy's own timers due at the same time.
-   */
-  schedule(timeMs: number, step: HarnessStep, symbol?: string): void;
-}
-
-/** A maker fill of the own order in `slot` (default: all that remains). */
-export interface ScriptedFill {
-  readonly slot: number;
-  readonly size?: ScriptedAmount;
 }
 
 /** One market event of a script. */
 export type HarnessStep = { readonly book: ScriptedBook } | { readonly trade: ScriptedTrade } | { readonly fill: ScriptedFill };
 
-interface MarketRig {
-  readonly feed: ScriptedMarketFeed;
-  readonly account: SimulatedMarketAccount;
+export interface StrategyHarness {
+  readonly clock: VirtualClock;
+  /** Clock time at which the strategy started (after the setup). */
+  readonly startMs: number;
+  /** Every intent emitted, with its time. */
+  readonly intents: readonly TimedIntent[];
+  /** Intents the venue executed and reverted, with its reason (or the engine dropped). */
+  readonly reverted: readonly RevertedIntent[];
+  /** Intents the engine refused or the relay rejected. */
+  readonly refused: readonly RefusedIntent[];
+  /** Intents refused as malformed (see `strict`). */
+  readonly invalid: readonly InvalidIntent[];
+  /** Own fills after the start, in order. */
+  readonly fills: readonly OwnFill[];
+  /** True once the strategy's intent stream completed. */
+  readonly completed: boolean;
+  /** Readies the venue and the account, then starts the strategy. */
+  start(): Promise<StrategyHarness>;
+  /** ms since the start. */
+  now(): number;
+  /** The current own state of a market, as the engine sees it (symbol optional with one market). */
+  state(symbol?: string): OwnMarketState;
+  /** Every state the market went through since the start, with times. */
+  history(symbol?: string): readonly TimedState[];
+  /** Replaces the script market maker's book; resolves once the strategy's feed shows it. */
+  book(book: ScriptedBook, symbol?: string): Promise<void>;
+  /** A public trade; resolves once the strategy's feed shows it. */
+  trade(trade: ScriptedTrade, symbol?: string): Promise<void>;
+  /** A script taker fills the own order in `slot` (default all that remains); resolves once the engine reports the fill. */
+  fill(slot: number, size?: ScriptedAmount, symbol?: string): Promise<void>;
+  /** Runs until `ms` after the start. */
+  advanceTo(ms: number): Promise<void>;
+  advanceBy(ms: number): Promise<void>;
+  /** Runs until `ready()` holds (checked at every event), or fails with STRATEGY_CHECK_INVALID after `timeoutMs`. */
+  waitFor(ready: () => boolean, timeoutMs?: number): Promise<void>;
+  /** Schedules a market event `at` ms after the start (before the strategy's own timers due then). */
+  schedule(at: number, step: HarnessStep, symbol?: string): void;
+  /** Stops the strategy, cancels its orders through the engine and stops the venue. */
+  stop(): Promise<void>;
+}
+
+function latencyOf(option: StrategyHarnessOptions['latency']): VirtualConfig['latency'] {
+  const constant = (ms: number): LatencyConfig => ({ kind: 'constant', ms });
+  if (typeof option === 'number') return { relay: constant(option), marketData: constant(option), userData: constant(option) };
+  const fallback = constant(DEFAULT_CHECK_LATENCY_MS);
+  return { relay: option?.relay ?? fallback, marketData: option?.marketData ?? fallback, userData: option?.userData ?? fallback };
 }
 
 /**
  * A harness for one strategy. Params that fail the schema throw STRATEGY_CHECK_INVALID with the
- * issues; `start()` runs `create(ctx)`.
+ * issues; `start()` readies the venue and runs `create(ctx)`.
  *
  * @example
- * const run = createStrategyHarness(marketMaker, { params, markets: [monUsdc] }).start();
- * run.book({ bids: [['0.0349', '5000']], asks: [['0.0351', '5000']] });
+ * const run = await createStrategyHarness(marketMaker, { params, markets: [{ spec: monUsdc, book }] }).start();
+ * await run.advanceBy(5_000);
  * expect(run.state().orders).toHaveLength(6);
+ * await run.stop();
  */
 export function createStrategyHarness<S extends z.ZodType>(definition: StrategyDefinition<S>, options: StrategyHarnessOptions<S>): StrategyHarness {
-  const clock = options.clock ?? new VirtualClock(0);
-  const strict = options.strict ?? true;
-  const confirmAfterMs = options.confirmAfterMs ?? 0;
   const parsed = definition.params.safeParse(options.params ?? {});
   if (!parsed.success) {
     const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(params)'}: ${issue.message}`);
     throw new BaseError('STRATEGY_CHECK_INVALID', `params of ${definition.name} do not match its schema: ${issues.join('; ')}`, { details: { issues } });
   }
   if (options.markets.length === 0) throw new BaseError('STRATEGY_CHECK_INVALID', 'a strategy needs at least one market');
+  const markets = options.markets.map((entry): HarnessMarket => ('spec' in entry ? entry : { spec: entry }));
+  const symbols = markets.map((market) => market.spec.symbol);
+  const duplicate = symbols.find((symbol, index) => symbols.indexOf(symbol) !== index);
+  if (duplicate !== undefined) throw new BaseError('STRATEGY_CHECK_INVALID', `market ${duplicate} is given twice`);
 
-  const ids = { order: 1n, tx: 1n };
-  const rigs = new Map<string, MarketRig>();
-  const byAddress = new Map<Address, MarketRig>();
-  const fills: OwnFill[] = [];
-  for (const entry of options.markets) {
-    const market: HarnessMarket = 'spec' in entry ? entry : { spec: entry };
-    const { spec } = market;
-    if (rigs.has(spec.symbol)) throw new BaseError('STRATEGY_CHECK_INVALID', `market ${spec.symbol} is given twice`);
-    const account = new SimulatedMarketAccount(spec, { position: market.position, orders: market.orders, ids, now: () => clock.now() });
-    account.fills$.subscribe((fill) => fills.push(fill));
-    const rig = { feed: new ScriptedMarketFeed(spec), account };
-    rigs.set(spec.symbol, rig);
-    byAddress.set(spec.address, rig);
-  }
-
-  const markets = new Map<string, StrategyMarket>();
-  for (const [symbol, rig] of rigs) markets.set(symbol, { spec: rig.feed.spec, feed: rig.feed.feed, state$: rig.account.state$, fills$: rig.account.fills$ });
-  const ctx: StrategyContext<z.output<S>> = {
-    params: parsed.data,
-    markets,
-    clock,
-    random: seededRandom(options.seed ?? 1),
-    logger: (options.logger ?? createLogger({ level: 'silent' })).child({ strategy: definition.name }),
-  };
-
-  const intents: TimedIntent[] = [];
-  const reverted: RevertedIntent[] = [];
-  const invalid: InvalidIntent[] = [];
-  let completed = false;
-  let started = false;
-  let failure: BaseError | undefined;
-  let subscription: Subscription | undefined;
-
+  const clock = options.clock ?? new VirtualClock(DEFAULT_VIRTUAL_START_MS);
+  const seed = options.seed ?? 1;
+  const logger = options.logger ?? createLogger({ level: 'silent' });
+  const record = new CheckRecord(clock);
+  const waits = new Waits(clock);
+  const pending = createPendingWork();
+  const gated = gatedStrategy(definition, { params: parsed.data, symbols, strict: options.strict ?? true, record });
+  const latest = new Map<string, OwnMarketState>();
+  const lastBookId = new Map<string, number>();
+  const lastTradeTime = new Map<string, number>();
+  const blockTimes = new Map<bigint, number>();
+  let venue: CheckVenue | undefined;
+  let runtime: TradingRuntime | undefined;
+  let kitFailure: BaseError | undefined;
+  let rejectFailed: (error: BaseError) => void = () => undefined;
+  const failed = new Promise<never>((_, reject) => (rejectFailed = reject));
+  failed.catch(() => undefined);
+  const failure = () => gated.failure() ?? kitFailure ?? runtime?.failure();
   const fail = (error: BaseError) => {
-    failure ??= error;
+    kitFailure ??= error;
+    rejectFailed(failure()!);
   };
-  const throwIfFailed = () => {
-    if (failure) throw failure;
+  let started = false;
+  let stopped = false;
+
+  const drive = async <T>(work: () => Promise<T>): Promise<T> => {
+    const before = failure();
+    if (before !== undefined) throw before;
+    let result: T;
+    try {
+      result = await runOnVirtualClock(clock, () => Promise.race([work(), failed]), { busy: pending.busy });
+    } catch (error) {
+      throw failure() ?? asCheckError(error);
+    }
+    const after = failure();
+    if (after !== undefined) throw after;
+    return result;
   };
-  const flush = () => {
-    clock.advanceTo(clock.now());
-    throwIfFailed();
-  };
-  const rigOf = (symbol: string | undefined): MarketRig => {
+  const specOf = (symbol: string | undefined): MarketSpec => {
     if (symbol === undefined) {
-      if (rigs.size !== 1) throw new BaseError('STRATEGY_CHECK_INVALID', `name the market: the strategy has ${rigs.size} markets`);
-      return [...rigs.values()][0]!;
+      if (markets.length !== 1) throw new BaseError('STRATEGY_CHECK_INVALID', `name the market: the strategy has ${markets.length} markets`);
+      return markets[0]!.spec;
     }
-    const rig = rigs.get(symbol);
-    if (!rig) throw new BaseError('STRATEGY_CHECK_INVALID', `${symbol} is not a market of the strategy (${[...rigs.keys()].join(', ')})`);
-    return rig;
+    const market = markets.find((entry) => entry.spec.symbol === symbol);
+    if (market === undefined) throw new BaseError('STRATEGY_CHECK_INVALID', `${symbol} is not a market of the strategy (${symbols.join(', ')})`);
+    return market.spec;
+  };
+  const needStarted = () => {
+    if (!started || venue === undefined) throw new BaseError('STRATEGY_CHECK_INVALID', 'start the harness first');
+    return venue;
   };
 
-  const onIntent = (intent: Intent) => {
-    const at = clock.now();
-    intents.push({ at, intent });
-    const address = intentMarket(intent);
-    const rig = address === undefined ? undefined : byAddress.get(address);
-    const problems = intentProblems(intent, rig?.account.spec);
-    if (problems.length > 0) {
-      invalid.push({ at, intent, problems });
-      if (strict) {
-        fail(new BaseError('STRATEGY_INTENT_INVALID', `${definition.name} emitted an invalid ${intent.type} at ${at}: ${problems.join('; ')}`, { details: { at, problems } }));
-      }
-      return;
-    }
-    if (intent.type === 'CancelTrigger') {
-      clock.scheduler.schedule(() => reverted.push({ at, intent, reason: 'UNKNOWN_TRIGGER: no trigger is active' }), confirmAfterMs);
-      return;
-    }
-    const targets = rig ? [rig.account] : [...rigs.values()].map((r) => r.account);
-    const expected = rig ? rig.account.expectedIds(boundSlots(intent)) : [];
-    clock.scheduler.schedule(() => {
-      for (const account of targets) account.markPending();
-    }, 0);
-    clock.scheduler.schedule(() => {
-      for (const account of targets) {
-        const reason = account.settle(intent, expected, []);
-        if (reason !== undefined) reverted.push({ at, intent, reason });
-      }
-    }, confirmAfterMs);
+  /** Resolves once no book step is in flight and the feed of `spec` shows the block that executed the last. */
+  const bookShown = async (spec: MarketSpec) => {
+    await waits.until(() => !venue!.booksPending(), `the book of ${spec.symbol} on the venue`, STEP_TIMEOUT_MS);
+    const block = Number(venue!.model.blockNumber());
+    await waits.until(() => (lastBookId.get(spec.symbol) ?? -1) >= block, `the book of ${spec.symbol} on the strategy's feed`, STEP_TIMEOUT_MS);
   };
-
-  /** A market event now, without flushing the clock (safe inside a scheduled action). */
-  const apply = (step: HarnessStep, symbol: string | undefined) => {
-    const rig = rigOf(symbol);
-    if ('book' in step) rig.feed.pushBook(step.book, clock.now(), (view) => rig.account.setBook(view));
-    else if ('trade' in step) rig.feed.pushTrade(step.trade, clock.now());
-    else {
-      const { slot, size } = step.fill;
-      const problem = rig.account.fillSlot(slot, size === undefined ? undefined : sizeUnits(size, rig.account.spec));
-      if (problem !== undefined) fail(new BaseError('STRATEGY_CHECK_INVALID', `at ${clock.now()}: ${problem}`));
+  const filled = async (spec: MarketSpec, slot: number, size: bigint | undefined) => {
+    const from = record.allFills.length;
+    const { orderId, amount, txHash } = venue!.fillSlot(spec, slot, size);
+    const done = () => record.allFills.slice(from).reduce((sum, fill) => sum + (fill.orderId === orderId ? fill.size : 0n), 0n) >= amount;
+    // The order may change between the step and the taker's block (a requote lands first): then no fill comes.
+    const missed = () => {
+      const block = venue!.executed(txHash);
+      const at = block === undefined ? undefined : blockTimes.get(block);
+      return at !== undefined && clock.now() >= at + FILL_NOTICE_MS;
+    };
+    await waits.until(() => done() || missed(), `the fill of slot ${slot} of ${spec.symbol} reaching the engine`, STEP_TIMEOUT_MS);
+    if (!done()) {
+      throw new BaseError('STRATEGY_CHECK_INVALID', `the script's taker did not reach the order in slot ${slot} of ${spec.symbol}: it changed on the venue before the taker's block`, {
+        details: { slot, orderId: String(orderId) },
+      });
     }
+  };
+  const apply = (step: HarnessStep, spec: MarketSpec): Promise<void> => {
+    if ('book' in step) {
+      venue!.postBook(spec, step.book);
+      return bookShown(spec);
+    }
+    if ('trade' in step) {
+      const [, taker] = venue!.postTrade(spec, step.trade);
+      return (async () => {
+        await waits.until(() => venue!.executed(taker!) !== undefined, `the trade on ${spec.symbol}`, STEP_TIMEOUT_MS);
+        const at = blockTimes.get(venue!.executed(taker!)!) ?? clock.now();
+        await waits.until(() => (lastTradeTime.get(spec.symbol) ?? -1) >= at, `the trade on the strategy's feed of ${spec.symbol}`, STEP_TIMEOUT_MS);
+      })();
+    }
+    const { slot, size } = step.fill;
+    return filled(spec, slot, size === undefined ? undefined : sizeUnits(size, spec));
   };
 
   const harness: StrategyHarness = {
     clock,
-    intents,
-    reverted,
-    invalid,
-    fills,
-    get completed() {
-      return completed;
+    get startMs() {
+      return record.startMs ?? clock.now();
     },
-    start() {
+    intents: record.intents,
+    reverted: record.reverted,
+    refused: record.refused,
+    invalid: record.invalid,
+    fills: record.fills,
+    get completed() {
+      return record.completed;
+    },
+    async start() {
       if (started) throw new BaseError('STRATEGY_CHECK_INVALID', 'the harness is already started');
       started = true;
-      try {
-        const intents$ = definition.create(ctx);
-        subscription = intents$.subscribe({
-          next: onIntent,
-          error: (error: unknown) => fail(new BaseError('STRATEGY_FAILED', `${definition.name} failed: ${messageOf(error)}`, { cause: error })),
-          complete: () => {
-            completed = true;
-          },
+      await drive(async () => {
+        const wallet = await loadSigner({ source: { kind: 'ephemeral' }, network: 'sim', env: {}, random: seededRandom(seed ^ 0x4e7) });
+        const ids = createIdSource({ clock, random: seededRandom(seed ^ 0x1d5) });
+        venue = await createCheckVenue({
+          markets,
+          clock,
+          wallet,
+          blockMs: options.blockMs ?? DEFAULT_CHECK_BLOCK_MS,
+          latency: latencyOf(options.latency),
+          ...(options.funding === undefined ? {} : { funding: options.funding }),
+          seed,
+          pending,
+          ids,
+          logger,
         });
-      } catch (error) {
-        fail(new BaseError('STRATEGY_FAILED', `${definition.name} failed to start: ${messageOf(error)}`, { cause: error }));
-      }
-      flush();
+        runtime = createTradingRuntime({
+          venue: venue.connection,
+          clock,
+          config: {
+            strategies: [{ name: definition.name, module: CHECK_MODULE, markets: symbols, params: {}, idleTimeout: 'off' }],
+            engine: { maxPendingOutcomes: 48, queuePolicy: 'coalesce' },
+            risk: { ...OPEN_RISK, ...options.risk },
+          },
+          strategies: [gated.loaded],
+          wallet,
+          seed,
+          ids,
+          logger,
+          journalDir: '/check/journal',
+          journalFs: memoryJournalFs(),
+          idleWarnMs: 24 * 3_600_000,
+        });
+        void runtime.stopRequested.then((reason) => {
+          if (reason.kind === 'failed') rejectFailed(failure()!);
+        });
+        const model = venue.model;
+        model.blocks$.subscribe((block) => {
+          blockTimes.set(block.number, block.timestamp);
+          const problem = venue?.problem();
+          if (problem !== undefined) fail(problem);
+          waits.poke();
+        });
+        await runtime.start();
+        runtime.engine.reports$.subscribe(({ intent, fate }) => record.onFate(intent, fate));
+        for (const [symbol, market] of gated.context()!.markets) {
+          market.state$.subscribe((state) => {
+            latest.set(symbol, state);
+            if (record.startMs !== undefined) record.histories.get(symbol)?.push({ at: record.now(), state });
+            waits.poke();
+          });
+          market.fills$.subscribe((fill) => {
+            record.allFills.push(fill);
+            if (record.startMs !== undefined) record.fills.push(fill);
+            waits.poke();
+          });
+          market.feed.book$.subscribe((book) => {
+            lastBookId.set(symbol, book.lastUpdateId);
+            waits.poke();
+          });
+          market.feed.trades$.subscribe((trade) => {
+            lastTradeTime.set(symbol, trade.time);
+            waits.poke();
+          });
+        }
+        await readyMarkets({ markets, venue, engine: runtime.engine, waits, latest, bookShown, filled, timeoutMs: STEP_TIMEOUT_MS });
+      });
+      record.startMs = clock.now();
+      for (const symbol of symbols) record.histories.set(symbol, [{ at: 0, state: latest.get(symbol)! }]);
+      gated.open();
+      await drive(async () => undefined);
       return harness;
     },
-    state: (symbol) => rigOf(symbol).account.state,
-    history: (symbol) => rigOf(symbol).account.history,
-    book(book, symbol) {
-      apply({ book }, symbol);
-      flush();
+    now: () => record.now(),
+    state: (symbol) => latest.get(specOf(symbol).symbol)!,
+    history: (symbol) => record.histories.get(specOf(symbol).symbol) ?? [],
+    book: (book, symbol) => (needStarted(), drive(() => apply({ book }, specOf(symbol)))),
+    trade: (trade, symbol) => (needStarted(), drive(() => apply({ trade }, specOf(symbol)))),
+    fill: (slot, size, symbol) => (needStarted(), drive(() => apply({ fill: size === undefined ? { slot } : { slot, size } }, specOf(symbol)))),
+    advanceTo(ms) {
+      needStarted();
+      const due = record.startMs! + ms;
+      return drive(() => new Promise<void>((resolve) => clock.scheduler.schedule(() => resolve(), Math.max(0, due - clock.now()))));
     },
-    trade(trade, symbol) {
-      apply({ trade }, symbol);
-      flush();
-    },
-    fill(slot, size, symbol) {
-      apply({ fill: size === undefined ? { slot } : { slot, size } }, symbol);
-      flush();
-    },
-    advanceTo(timeMs) {
-      clock.advanceTo(timeMs);
-      throwIfFailed();
-    },
-    advanceBy(ms) {
-      harness.advanceTo(clock.now() + ms);
-    },
-    stop() {
-      subscription?.unsubscribe();
-      subscription = undefined;
-    },
-    schedule(timeMs, step, symbol) {
-      if (!Number.isFinite(timeMs) || timeMs < clock.now()) {
-        throw new BaseError('STRATEGY_CHECK_INVALID', `a step at ${timeMs} is before the clock's ${clock.now()}`);
-      }
-      const rig = rigOf(symbol);
+    advanceBy: (ms) => harness.advanceTo(record.now() + ms),
+    waitFor: (ready, timeoutMs = STEP_TIMEOUT_MS) => (needStarted(), drive(() => waits.until(ready, 'the condition waited for', timeoutMs))),
+    schedule(at, step, symbol) {
+      needStarted();
+      const spec = specOf(symbol);
+      const due = record.startMs! + at;
+      if (!Number.isFinite(at) || due < clock.now()) throw new BaseError('STRATEGY_CHECK_INVALID', `a step at ${at} is before now (${record.now()})`);
       clock.scheduler.schedule(() => {
-        try {
-          apply(step, rig.account.spec.symbol);
-        } catch (error) {
-          fail(isBaseError(error) ? error : new BaseError('STRATEGY_CHECK_INVALID', `step at ${timeMs}: ${messageOf(error)}`, { cause: error }));
-        }
-      }, timeMs - clock.now());
+        apply(step, spec).catch((error: unknown) => fail(asCheckError(error)));
+      }, due - clock.now());
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      if (runtime === undefined) return venue?.stop();
+      const active = runtime;
+      try {
+        await runOnVirtualClock(clock, () => active.stop(), { busy: pending.busy });
+      } finally {
+        venue?.stop();
+      }
     },
   };
   return harness;
 }
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-

@@ -321,6 +321,17 @@ export function createSimVenue(parameters: CreateSimVenueParameters): SimVenueMo
       return { bid: book?.bestBid() ?? null, ask: book?.bestAsk() ?? null };
     },
     openOrders: (accountId, market) => engine.activeOrders(accountId, market),
+    sizeAhead: (market, orderId) => {
+      const book = engine.book(market);
+      const target = book?.get(orderId);
+      if (book === undefined || target === undefined) return undefined;
+      let ahead = 0n;
+      for (const order of book.orders(target.side === 'BUY')) {
+        if (order.id === orderId) return ahead;
+        ahead += order.remaining;
+      }
+      return undefined;
+    },
     available: (accountId, token) => engine.balance(accountId, token).available,
     balance: (accountId, token) => engine.balance(accountId, token),
     accountOf: (owner) => engine.accounts.byOwnerAddress(owner)?.id,

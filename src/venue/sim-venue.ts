@@ -186,6 +186,11 @@ export interface SimVenueModel extends SimVenue {
   bestBidAsk(market: Address): { readonly bid: bigint | null; readonly ask: bigint | null };
   /** The account's resting orders on `market`, by slot. */
   openOrders(accountId: bigint, market: Address): readonly RestingOrder[];
+  /**
+   * The open size that matches before resting order `orderId` (better prices, then earlier orders at
+   * its price): what a taker must take first to reach it. Undefined when it does not rest.
+   */
+  sizeAhead(market: Address, orderId: bigint): bigint | undefined;
   /** Available (unlocked) raw balance of `token`. */
   available(accountId: bigint, token: Address): bigint;
   /** Available and locked raw balance of `token`. */

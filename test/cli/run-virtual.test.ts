@@ -131,6 +131,18 @@ export default defineStrategy({
     expect(result.stderr).not.toContain('kill switch tripped');
   });
 
+  it('runs the fault script of the run file at its clock times: the relay connection drops at 20 s and the bot reconnects', async () => {
+    const faults = ['virtual:', '  faults:', '    - { at: 20s, fault: { action: drop-connections } }', '    - { at: 40s, fault: { action: drop-connections } }'];
+    const file = marketMakerFile('dropped', '1m', faults);
+    const result = await runCli(['run', file, '--virtual'], {});
+    expect(result.code, result.stdout + result.stderr.slice(-2000)).toBe(0);
+    expect(result.stdout).toMatch(/reconnects 2\n/);
+    expect(summaryCounts(result.stdout).openAfterStop).toBe(0);
+    const closes = [...result.stderr.matchAll(/"time":(\d+),[^\n]*"msg":"relay ws closed"/g)].map((match) => Number(match[1]) - Date.UTC(2026, 0, 1));
+    // Each drop reaches the bot one relay latency (30 ms) after its time; the last close is the bot's own, at the stop.
+    expect(closes.slice(0, 2)).toEqual([20_030, 40_030]);
+  });
+
   it('takes every duration a run file takes: 90s, 2h, 1d', () => {
     expect(parseDurationOption('90s')).toBe(90_000);
     expect(parseDurationOption('2h')).toBe(7_200_000);

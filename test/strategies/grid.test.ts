@@ -16,40 +16,49 @@ function sides(state: OwnMarketState) {
 }
 
 describe('grid', () => {
-  it('builds the ladder: step = stepBps of the center on the tick, at least one tick', () => {
+  it('builds the ladder: step = stepBps of the center on the tick, at least one tick', async () => {
     expect(gridPrices(350_000n, { levels: 2, stepBps: 10 }, 10n)).toEqual([349_300n, 349_650n, 350_000n, 350_350n, 350_700n]);
     expect(gridPrices(100n, { levels: 1, stepBps: 1 }, 10n)).toEqual([90n, 100n, 110n]);
   });
 
-  it('places its grid around the first mid, leaving the grid price at the mid empty', () => {
-    const result = checkStrategy(grid, { params, markets: [{ spec: monUsdc, books: [{ at: 0, ...book('0.0349', '0.0351') }] }], until: 1_000 });
+  it('places its grid around the first mid, leaving the grid price at the mid empty', async () => {
+    const result = await checkStrategy(grid, { params, markets: [{ spec: monUsdc, books: [{ at: 0, ...book('0.0349', '0.0351') }] }], until: 3_000 });
     expect(sides(result.states.get('MON_USDC')!)).toEqual({ bids: [348_950n, 349_300n, 349_650n], asks: [350_350n, 350_700n, 351_050n] });
     expect(result.intents).toHaveLength(1);
     expect((result.intents[0]!.intent as ReplaceSlots).ops).toHaveLength(6);
   });
 
-  it('static: keeps its prices as the mid moves, a filled bid becoming the empty level and an ask one step above', () => {
-    const run = createStrategyHarness(grid, { params: { ...params, center: '0.035' }, markets: [monUsdc] }).start();
-    run.book(book('0.0349', '0.0351'));
+  it('static: keeps its prices as the mid moves, a filled bid becoming the empty level and an ask one step above', async () => {
+    const run = await createStrategyHarness(grid, { params: { ...params, center: '0.035' }, markets: [{ spec: monUsdc, book: book('0.0349', '0.0351') }] }).start();
+    await run.advanceBy(2_000);
+    expect(sides(run.state())).toEqual({ bids: [348_950n, 349_300n, 349_650n], asks: [350_350n, 350_700n, 351_050n] });
     const topBid = run.state().orders.find((order) => order.side === 'BUY' && order.price === 349_650n)!;
-    run.advanceBy(1_000);
-    run.fill(topBid.slot!); // the price came down to 0.034965
-    run.book(book('0.034955', '0.034975')); // mid 0.034965: the grid price 349650 is now the nearest
+    await run.fill(topBid.slot!); // a seller takes it: the price came down to 0.034965
+    await run.book(book('0.034955', '0.034975')); // mid 0.034965: the grid price 349650 is now the nearest
+    await run.advanceBy(3_000);
     expect(sides(run.state())).toEqual({ bids: [348_950n, 349_300n], asks: [350_000n, 350_350n, 350_700n, 351_050n] });
     expect(run.state().position).toBe(10_000n);
     // Back up: the ask at 350000 sells what was bought one step lower.
     const ask = run.state().orders.find((order) => order.side === 'SELL' && order.price === 350_000n)!;
-    run.advanceBy(1_000);
-    run.fill(ask.slot!);
-    run.book(book('0.0349', '0.0351'));
+    await run.fill(ask.slot!);
+    await run.book(book('0.0349', '0.0351'));
+    await run.advanceBy(3_000);
     expect(sides(run.state())).toEqual({ bids: [348_950n, 349_300n, 349_650n], asks: [350_350n, 350_700n, 351_050n] });
     expect(run.state().position).toBe(0n);
-    expect(run.reverted).toEqual([]);
-    run.stop();
+    // One round trip: bought at 0.034965, sold at 0.035, both as maker (no fee on this market).
+    expect(run.fills.map((fill) => [fill.side, fill.price, fill.size, fill.liquidity, fill.fee])).toEqual([
+      ['BUY', 349_650n, 10_000n, 'maker', 0n],
+      ['SELL', 350_000n, 10_000n, 'maker', 0n],
+    ]);
+    expect(run.state().realizedPnl).toBeGreaterThan(0n);
+    // A re-placement signed before the engine heard of a fill in that slot reverts on the venue (a
+    // stale slot: docs/execution.md); the engine then reads the slots again and the grid catches up.
+    expect(run.reverted.map(({ code }) => code)).toEqual(run.reverted.map(() => 'EXPECTED_ORDER_ID_MISMATCH'));
+    await run.stop();
   });
 
-  it('static: does not re-centre when the mid leaves the grid', () => {
-    const result = checkStrategy(grid, {
+  it('static: does not re-centre when the mid leaves the grid', async () => {
+    const result = await checkStrategy(grid, {
       params,
       markets: [{ spec: monUsdc, books: [{ at: 0, ...book('0.0349', '0.0351') }, { at: 1_000, ...book('0.0359', '0.0361') }] }],
     });
@@ -57,29 +66,37 @@ describe('grid', () => {
     expect(sides(result.states.get('MON_USDC')!)).toEqual({ bids: [348_950n, 349_300n, 349_650n, 350_000n, 350_350n, 350_700n], asks: [] });
   });
 
-  it('recenter: moves the grid to the mid once it is further than recenterBps from the center', () => {
-    const result = checkStrategy(grid, {
+  it('recenter: moves the grid to the mid once it is further than recenterBps from the center', async () => {
+    // The grid's own orders are part of the venue's book: a book that moves only inside them moves no
+    // mid. These books move through them: the script's new bids take the grid's asks below them.
+    const result = await checkStrategy(grid, {
       params: { ...params, mode: 'recenter', recenterBps: 25 },
       markets: [
         {
           spec: monUsdc,
           books: [
             { at: 0, ...book('0.0349', '0.0351') },
-            // mid 0.03507: 20 bp from the center, inside 25: same grid.
-            { at: 1_000, ...book('0.03497', '0.03517') },
-            // mid 0.0352: 57 bp: a new grid around 352000 (step 352).
-            { at: 2_000, ...book('0.0351', '0.0353') },
+            // Bids up to 0.03505 take the ask at 350350; best ask the own 350700: mid 350600, 17 bp from the center.
+            { at: 5_000, ...book('0.03505', '0.03509') },
+            // Bids up to 0.03515 take the ask at 351050; best ask 0.03525: mid 0.0352, 57 bp away.
+            { at: 10_000, ...book('0.03515', '0.03525') },
           ],
         },
       ],
+      until: 15_000,
     });
-    // Same grid, the mid on its 350700 level: that one empty, bids below, the ask above.
-    expect(sides(result.stateAt(1_999))).toEqual({ bids: [348_950n, 349_300n, 349_650n, 350_000n, 350_350n], asks: [351_050n] });
+    // Same grid, the mid on its 350700 level: that one empty, bids below (a new one at 350350), the ask above.
+    expect(sides(result.stateAt(9_999))).toEqual({ bids: [348_950n, 349_300n, 349_650n, 350_000n, 350_350n], asks: [351_050n] });
     // New center 352000, step 352 -> 350 on the tick.
     expect(sides(result.states.get('MON_USDC')!)).toEqual({ bids: [350_950n, 351_300n, 351_650n], asks: [352_350n, 352_700n, 353_050n] });
+    // The two asks taken: sold 100 MON at 0.035035 and at 0.035105.
+    expect(result.fills.map((fill) => [fill.side, fill.price, fill.size])).toEqual([
+      ['SELL', 350_350n, 10_000n],
+      ['SELL', 351_050n, 10_000n],
+    ]);
   });
 
-  it('refuses recenterBps with mode static', () => {
-    expect(() => checkStrategy(grid, { params: { ...params, recenterBps: 10 }, markets: [monUsdc] })).toThrow(/recenterBps applies to mode: recenter only/);
+  it('refuses recenterBps with mode static', async () => {
+    await expect(checkStrategy(grid, { params: { ...params, recenterBps: 10 }, markets: [monUsdc] })).rejects.toThrow(/recenterBps applies to mode: recenter only/);
   });
 });

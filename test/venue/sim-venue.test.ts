@@ -276,6 +276,16 @@ describe('simulated venue: a full flow', () => {
     expect(system.at(-1)!.reason).toMatch(/^EXPECTED_ORDER_ID_MISMATCH/);
   });
 
+  it('tells the open size ahead of a resting order: better prices, then earlier orders at its price', () => {
+    const h = createHarness();
+    const { venue } = h;
+    const accountId = venue.fund('0x00000000000000000000000000000000000b0b02', MON, 10n ** 21n);
+    venue.enqueueSystemTx(accountId, MON_USDC, { kind: 'batch', orders: [order('SELL', 200n, 1000n), order('SELL', 210n, 500n), order('SELL', 200n, 250n)], cancelSlotIdxs: [], expectedOrderIds: [] });
+    venue.produceBlock();
+    expect([1n, 2n, 3n].map((id) => venue.sizeAhead(MON_USDC, id))).toEqual([0n, 1250n, 1000n]);
+    expect(venue.sizeAhead(MON_USDC, 4n)).toBeUndefined();
+  });
+
   it('produces the same hashes for the same run, and blocks only while started', async () => {
     const run = async () => {
       const h = createHarness();

@@ -52,7 +52,7 @@ import {
   simFund,
   submitSignerAuthorization,
   type SimInfo,
-} from '../sim-account.ts';
+} from '../../runtime/sim-account.ts';
 
 const DEFAULT_SIM_CONFIG = 'config/sim.yaml';
 /** How long setup waits for the grant's receipt. */

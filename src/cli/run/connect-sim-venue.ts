@@ -5,7 +5,8 @@
  *
  * - in-process: the wallet owns its account; it is funded from the sim config's `funding.default`
  *   (`POST /sim/fund`) and set up (EIP-7702 delegation + TRADE grant, as `clobbot account setup`),
- *   and the run waits for the grant's CONFIRMED outcome;
+ *   and the run waits for the grant's CONFIRMED outcome (`setUpSimWallet`, in
+ *   src/runtime/connect-in-process-venue.ts: the testing kit readies its wallet the same way);
  * - a running venue: the relay is asked whether the wallet is delegated and holds TRADE (the probe
  *   of `clobbot account setup`); when not and the wallet owns its account, the run funds and sets
  *   it up the same way; when another address owns it, `clobbot account setup` must be run first.
@@ -27,32 +28,19 @@ import { locatedIssue, type YamlSource } from '../../config/yaml-source.ts';
 import type { MarketSpec } from '../../protocol/market-spec.ts';
 import { isClientError } from '../../clients/client-error.ts';
 import type { ClientContext } from '../../clients/send-request.ts';
-import { createRelaySession } from '../../execution/relay-session.ts';
-import { createRestRelayTransport } from '../../execution/relay-transport.ts';
 import type { WalletSigner } from '../../execution/signer-source.ts';
 import type { VirtualConfig } from '../../config/virtual-config.ts';
+import type { FaultScriptInput } from '../../config/fault-config.ts';
 import { createInProcessVenue, type InProcessVenue } from '../../runtime/in-process-venue.ts';
 import type { PendingWork } from '../../runtime/pending-work.ts';
 import { createSimServer, type SimServer } from '../../sim/sim-server.ts';
 import { cryptoRandom } from '../../sim/sim-service.ts';
-import {
-  describeAnswer,
-  fundingAmounts,
-  fundOwner,
-  getSimInfo,
-  marketSpecsOf,
-  signDelegation,
-  signTradeGrant,
-  simFund,
-  submitSignerAuthorization,
-  type SimInfo,
-} from '../sim-account.ts';
+import { getSimInfo, marketSpecsOf, simFund, type SimInfo } from '../../runtime/sim-account.ts';
+import { setUpSimWallet, startSetupTransport } from '../../runtime/connect-in-process-venue.ts';
 import { notReadyError, probeTradingWallet } from './trading-wallet-readiness.ts';
 import type { VenueConnection } from '../../runtime/venue-connection.ts';
 
 export const DEFAULT_SIM_CONFIG = 'config/sim.yaml';
-/** How long the run waits for the grant's outcome. */
-const SETUP_DEADLINE_MS = 60_000;
 
 export interface ConnectSimVenueParameters {
   readonly config: RunConfig;
@@ -78,6 +66,8 @@ export interface ConnectSimVenueParameters {
     readonly pending: PendingWork;
     /** The run's seed, mixed into every market's background flow seed. */
     readonly seed: number;
+    /** The run file's `virtual.faults`, counted from the venue's start (the virtual clock's start). */
+    readonly faults: FaultScriptInput;
   };
 }
 
@@ -182,15 +172,10 @@ export async function connectSimVenue(params: ConnectSimVenueParameters): Promis
     const openWith = info.tokens[0]?.symbol ?? market.quoteToken.symbol;
     let accountId = !ours && config.account.id !== undefined ? config.account.id : await simFund(context, venueUrl, { owner, token: openWith, amount: 0n });
 
-    const session = createRelaySession({ ...context, logger }, { network: network.name, relayUrl: network.hosts.relayUrl!, signer: wallet.account, logger });
-    const transport = createRestRelayTransport(
-      { ...context, logger },
-      { network: network.name, relayUrl: network.hosts.relayUrl!, rpcUrl: network.hosts.rpcUrl!, session, receiptPollMs: 100, receiptDeadlineMs: SETUP_DEADLINE_MS },
-    );
-    await transport.start();
+    const setup = await startSetupTransport(context, { network, wallet, logger });
     try {
       const readiness = { wallet: wallet.address, owner, authNonce, network, runFile: source.file };
-      const probe = (id: bigint) => probeTradingWallet({ transport, wallet, network, accountId: id, market: market.address, authNonce, ids: params.ids, clock: context.clock });
+      const probe = (id: bigint) => probeTradingWallet({ transport: setup.transport, wallet, network, accountId: id, market: market.address, authNonce, ids: params.ids, clock: context.clock });
       if (!ours) {
         const found = await probe(accountId);
         const notReady = notReadyError(found, { ...readiness, accountId });
@@ -199,32 +184,13 @@ export async function connectSimVenue(params: ConnectSimVenueParameters): Promis
         if (owner !== wallet.address || found.authNonceMatches === false) throw notReady;
       }
       // Fund and set up the wallet's own account.
-      const amounts = fundingAmounts(sim!, info);
-      accountId = await fundOwner(context, venueUrl, owner, amounts, openWith);
-      const funded = amounts.length === 0 ? `nothing to fund (funding.default of ${simFile} is empty)` : `funded ${amounts.map((amount) => `${amount.human} ${amount.symbol}`).join(', ')}`;
-      const delegate = info.contracts.tradingWalletDelegate;
-      // The sim's EIP-7702 nonces start at 0 and are used only by setups.
-      const authorization7702 = await signDelegation(wallet, { network, delegate, nonce: 0n });
-      const grant = await signTradeGrant(wallet, { wallet: wallet.address, network, accountCore: info.contracts.accountCore, nowMs: context.clock.now() });
-      const requestId = params.ids.next();
-      const { answer, outcome, watched } = await submitSignerAuthorization(transport, { requestId, wallet: wallet.address, grant, authorization7702 });
-      if (!watched) {
-        throw new BaseError('ACCOUNT_SETUP_FAILED', `the relay did not take the signer authorization: ${describeAnswer(answer)}`, {
-          details: { status: answer.status, ...('code' in answer ? { code: answer.code } : {}) },
-        });
-      }
-      const result = await outcome;
-      if (result === undefined || result.status !== 'CONFIRMED') {
-        const why = result === undefined ? 'the receipt watch stopped' : `${result.status}${result.reason === null ? '' : `: ${result.reason}`}`;
-        throw new BaseError('ACCOUNT_SETUP_FAILED', `the signer authorization did not confirm: ${why}`, { details: { requestId, status: result?.status ?? 'NONE' } });
-      }
-      logger.info({ accountId: String(accountId), block: String(result.blockNumber), txHash: result.txHash }, 'trading wallet set up: delegated, TRADE granted');
+      const done = await setUpSimWallet({ context, venueUrl, info, sim: sim!, simFile, network, wallet, transport: setup.transport, ids: params.ids, logger, openWith });
+      accountId = done.accountId;
       const after = notReadyError(await probe(accountId), { ...readiness, accountId });
       if (after !== undefined) throw after;
-      return connection(accountId, `${funded}; delegated and granted TRADE (CONFIRMED in block ${result.blockNumber})`);
+      return connection(accountId, `${done.funded}; delegated and granted TRADE (CONFIRMED in block ${done.blockNumber})`);
     } finally {
-      await transport.stop();
-      session.stop();
+      await setup.stop();
     }
   } catch (error) {
     await stop();

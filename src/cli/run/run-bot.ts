@@ -265,7 +265,7 @@ async function runSession(io: CliIo, options: RunBotOptions, prepared: PreparedR
               ? {}
               : {
                   simConfig: prepared.virtual.sim,
-                  inProcess: { latency: config.virtual.latency, secrets: seededRandom(seed ^ 0x5ec), latencyRandom: seededRandom(seed ^ 0x1a7), pending: prepared.virtual.pending, seed },
+                  inProcess: { latency: config.virtual.latency, secrets: seededRandom(seed ^ 0x5ec), latencyRandom: seededRandom(seed ^ 0x1a7), pending: prepared.virtual.pending, seed, faults: config.virtual.faults },
                 }),
           })
         : await connectNetworkVenue({ config, source, network: networkName, wallet, context, ids, logger });

@@ -1,5 +1,5 @@
 /**
- * What `clobbot account setup` and `clobbot run` share: the local venue's `/sim/info` and
+ * What `clobbot account setup`, `clobbot run` and the testing kit share: the local venue's `/sim/info` and
  * `/sim/fund`, the sim config's funding in raw units, the market specs a venue publishes, and the
  * signer authorization (EIP-7702 delegation of the trading wallet + the owner's TRADE grant) sent
  * over the relay and followed to its terminal outcome.
