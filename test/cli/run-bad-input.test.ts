@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli-harness.ts';
-import { hasStackTrace, restingThen, runLines, summaryCounts, workspace, type Workspace } from './run-harness.ts';
+import { expectFailedStrategyRun, hasStackTrace, restingThen, runLines, summaryCounts, workspace, type Workspace } from './run-harness.ts';
 
 let ws: Workspace;
 let sim: string;
@@ -36,14 +36,7 @@ describe('clobbot run: strategies that fail', () => {
   it('a strategy whose stream errors after placing: its order is cancelled, exit 1', async () => {
     const module = ws.strategy('fails-later.ts', restingThen(`timer(1500, ctx.clock.scheduler).pipe(mergeMap(() => throwError(() => new Error('lost my way'))))`));
     const result = await runCli(['run', runFileFor('later', module, [], '10s')], {});
-    expect(result.code, result.stdout + result.stderr.slice(-2000)).toBe(1);
-    expect(result.stderr).toContain(`error STRATEGY_FAILED: strategy later (${module}) failed: lost my way\n`);
-    const counts = summaryCounts(result.stdout);
-    expect(counts.placed).toBe(1);
-    expect(counts.cancelled).toBe(1);
-    expect(counts.openAfterStop).toBe(0);
-    expect(result.stdout).toMatch(/run summary: [0-9.]+ s, stopped because strategy later failed \(STRATEGY_FAILED\)/);
-    expect(hasStackTrace(result.stderr)).toBe(false);
+    expectFailedStrategyRun(result, module);
   });
 
   it('a malformed intent (slot 62) is refused before the engine: STRATEGY_INTENT_INVALID, orders cancelled, exit 1', async () => {

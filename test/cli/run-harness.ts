@@ -6,6 +6,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseDocument } from 'yaml';
+import { expect } from 'vitest';
 import type { CliIo } from '../../src/cli/cli-io.ts';
 import { tempDir } from '../support/cli-harness.ts';
 
@@ -157,3 +158,17 @@ export default defineStrategy({
 });
 `;
 
+/**
+ * What a run whose strategy `later` (a `restingThen` module) errored after placing its order must show,
+ * live or virtual: exit 1, STRATEGY_FAILED named, its order placed and cancelled, nothing left open.
+ */
+export function expectFailedStrategyRun(result: { readonly code: number; readonly stdout: string; readonly stderr: string }, module: string): void {
+  expect(result.code, result.stdout + result.stderr.slice(-2000)).toBe(1);
+  expect(result.stderr).toContain(`error STRATEGY_FAILED: strategy later (${module}) failed: lost my way\n`);
+  const counts = summaryCounts(result.stdout);
+  expect(counts.placed).toBe(1);
+  expect(counts.cancelled).toBe(1);
+  expect(counts.openAfterStop).toBe(0);
+  expect(result.stdout).toMatch(/run summary: [0-9.]+ s, stopped because strategy later failed \(STRATEGY_FAILED\)/);
+  expect(hasStackTrace(result.stderr)).toBe(false);
+}

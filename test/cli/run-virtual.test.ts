@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDurationOption } from '../../src/cli/commands/run.ts';
 import { runCli } from '../support/cli-harness.ts';
-import { hasStackTrace, restingThen, runLines, summaryCounts, workspace, type Workspace } from './run-harness.ts';
+import { expectFailedStrategyRun, hasStackTrace, restingThen, runLines, summaryCounts, workspace, type Workspace } from './run-harness.ts';
 
 let ws: Workspace;
 let sim: string;
@@ -85,14 +85,7 @@ describe('clobbot run --virtual', () => {
     const module = ws.strategy('fails-virtually.ts', restingThen(`timer(1500, ctx.clock.scheduler).pipe(mergeMap(() => throwError(() => new Error('lost my way'))))`));
     const file = ws.runFile('fails.yaml', [...runLines({ simConfig: sim, duration: '1m' }), 'strategies:', `  - { name: later, module: ${module}, markets: [MON_USDC] }`]);
     const result = await runCli(['run', file, '--virtual'], {});
-    expect(result.code, result.stdout + result.stderr.slice(-2000)).toBe(1);
-    expect(result.stderr).toContain(`error STRATEGY_FAILED: strategy later (${module}) failed: lost my way\n`);
-    const counts = summaryCounts(result.stdout);
-    expect(counts.placed).toBe(1);
-    expect(counts.cancelled).toBe(1);
-    expect(counts.openAfterStop).toBe(0);
-    expect(result.stdout).toMatch(/run summary: [0-9.]+ s, stopped because strategy later failed \(STRATEGY_FAILED\)/);
-    expect(hasStackTrace(result.stderr)).toBe(false);
+    expectFailedStrategyRun(result, module);
   });
 
   it('does not count post-only orders the book refused as errors: the kill switch stays quiet', async () => {
