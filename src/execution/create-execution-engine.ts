@@ -113,7 +113,10 @@ interface Ticket {
   /** When it started waiting for order ids, and the portfolio version it waited on. */
   parkedSince: number | undefined;
   parkedVersion: number;
-  /** Held back by a stale view of its market's slots until this clock time at most. */
+  /**
+   * Parked, not taken again before this clock time unless the portfolio changes: held back by a stale
+   * view of its market's slots, or a CancelAll past its id wait that knows no slot yet.
+   */
   heldUntil: number | undefined;
   settled: boolean;
 }
@@ -650,13 +653,13 @@ class Engine implements ExecutionEngine {
     const retry = pick(this.#front, () => true);
     if (retry !== undefined) return retry;
     // Waiting for order ids: again once the portfolio changed, or (CancelAll) when the wait is over.
-    const parked = pick(
-      this.#parked,
-      (ticket) =>
-        ticket.parkedVersion !== this.#version ||
-        (ticket.heldUntil !== undefined && now >= ticket.heldUntil) ||
-        (ticket.intent.type === 'CancelAll' && now - (ticket.parkedSince ?? now) >= this.#tuning.idWaitMs),
-    );
+    // Held for a fresh view: again once the portfolio changed, or when the hold is over (a CancelAll
+    // past its id wait is held too: taking it again at once would spin without time moving).
+    const parked = pick(this.#parked, (ticket) => {
+      if (ticket.parkedVersion !== this.#version) return true;
+      if (ticket.heldUntil !== undefined) return now >= ticket.heldUntil;
+      return ticket.intent.type === 'CancelAll' && now - (ticket.parkedSince ?? now) >= this.#tuning.idWaitMs;
+    });
     if (parked !== undefined) return parked;
     return this.#queue.take({ placementsAllowed: placements })?.meta;
   }
@@ -688,8 +691,12 @@ class Engine implements ExecutionEngine {
       case 'wait':
         ticket.parkedSince ??= now;
         ticket.parkedVersion = this.#version;
+        // An earlier stale-view hold no longer applies (its end, now past, would make it due at once).
+        // A CancelAll past its id wait that knows no slot yet waits for a change or the next poll,
+        // not for nothing (it would be taken again at once, forever, without the clock moving).
+        ticket.heldUntil = partial ? now + this.#tuning.pollMs : undefined;
         this.#parked.push(ticket);
-        if (intent.type === 'CancelAll') this.#wakeAtTime(ticket.parkedSince + this.#tuning.idWaitMs);
+        if (intent.type === 'CancelAll') this.#wakeAtTime(ticket.heldUntil ?? ticket.parkedSince + this.#tuning.idWaitMs);
         this.#log.debug({ slots: planned.slots, purpose: intent.purpose }, 'intent waits for the order ids of its slots');
         return;
       case 'ready':

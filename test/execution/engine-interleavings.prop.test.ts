@@ -1,68 +1,175 @@
 /**
- * The real engine (journal, nonces, queue, cap, risk, portfolio, reconciler) against an in-test
- * relay and chain (engine-world.ts) whose every delivery is a task of fast-check's scheduler:
- * random interleavings of submissions, requests reaching the relay, answers (BROADCAST, REJECTED,
- * UNKNOWN), outcomes (delivered, delayed, withheld), blocks, disconnects and process restarts
- * (a crash: the process's clock, journal and transport die at once). After each run:
+ * The real engine (journal, nonces, queue, cap, risk, portfolio, reconciler, transports, clients)
+ * against the real venue model through the in-process connection, on virtual time. fast-check draws
+ * the interleavings: the connection's one-way delays (constant, uniform or lognormal, per relay,
+ * market data and user data, from a drawn seed), the block time, standing faults (withheld, delayed
+ * and UNKNOWN outcomes), and a program of submissions, waits, one-shot venue faults (dropped
+ * connections, expired JWTs, withheld outcomes, UNKNOWN and REJECTED answers), blackouts (answers
+ * held, then lost with the connection) and crashes (the engine's process killed at once, a new
+ * engine started over its journal). After each run:
  *
  * - every signed request has exactly one final status in the journal and nothing is unresolved;
  * - nonces strictly increase across the whole run, restarts included (none used twice);
- * - the pending count never exceeded the cap, at the engine and at the relay (no 4008);
- * - no order was placed twice, and each fate is what the chain did (CONFIRMED: placed once;
+ * - the pending count never exceeded the cap, at the engine and at the relay (no 4008 close);
+ * - no order was placed twice, and each fate is what the venue did (CONFIRMED: placed once;
  *   anything else: never);
- * - the engine's orders and slots are the chain's, and its stop cancels every one of them.
+ * - the engine's orders and slots are the venue's, and its stop cancels every one of them.
  *
- * fast-check prints the seed and path of a failure; replay it with CLOBBOT_PROP_SEED=<seed>
- * CLOBBOT_PROP_PATH=<path> (CLOBBOT_PROP_RUNS sets the number of runs, default 100;
- * CLOBBOT_TEST_LOG=debug shows the engine's log).
+ * Replay a failure with the seed and path fast-check prints:
+ *   ENGINE_PROP_SEED=<seed> ENGINE_PROP_PATH=<path> npx vitest run test/execution/engine-interleavings.prop.test.ts
+ * (ENGINE_PROP_RUNS sets the number of runs; CLOBBOT_TEST_LOG=debug shows the engine's log. A run
+ * that hangs, e.g. an engine spinning without letting the clock move, is never reported:
+ * ENGINE_PROP_TRACE=1 prints each run's input to stderr before it starts; ENGINE_PROP_REPLAY=<file>
+ * runs such an input alone.)
  */
-import { privateKeyToAccount } from 'viem/accounts';
+import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { createIdSource } from '../../src/core/ids.ts';
-import { createLogger } from '../../src/core/logger.ts';
-import { seededRandom } from '../../src/core/random.ts';
-import { VirtualClock } from '../../src/core/virtual-clock.ts';
-import { resolveNetwork } from '../../src/config/network-config.ts';
-import { QUEUE_POLICIES, type QueuePolicy } from '../../src/config/run-config.ts';
-import { createExecutionEngine } from '../../src/execution/create-execution-engine.ts';
-import type { ExecutionEngine, IntentFate } from '../../src/execution/execution-engine.ts';
-import { nodeJournalFs } from '../../src/execution/journal.ts';
-import type { MarketState } from '../../src/execution/portfolio.ts';
+import { describe, expect, it } from 'vitest';
+import { QUEUE_POLICIES } from '../../src/config/run-config.ts';
+import type { FaultAction } from '../../src/config/fault-config.ts';
+import type { LatencyConfig, VirtualConfig } from '../../src/config/virtual-config.ts';
+import type { IntentFate } from '../../src/execution/execution-engine.ts';
+import { WS_CLOSE_PENDING_OUTCOME_LIMIT } from '../../src/protocol/constants.ts';
 import type { Address } from '../../src/protocol/encoding.ts';
 import type { Intent } from '../../src/strategy/intents.ts';
-import type { MarketSpec } from '../../src/protocol/market-spec.ts';
-import { createVenueCatalog } from '../../src/venue/venue-catalog.ts';
-import { simYaml } from '../sim/relay-harness.ts';
-import { auditJournal, buy, logLevel, recordingJournalFs, TEST_RISK, tempJournalDir } from './engine-support.ts';
-import { FakeChain, FakeProcess, FakeRelay, FakeTransport, fakeReceipts, fakeUserData } from './engine-world.ts';
+import {
+  auditJournal,
+  buy,
+  createdByPrice,
+  currentState,
+  engineOn,
+  run,
+  sleep,
+  startEngineVenue,
+  tempJournalDir,
+  until,
+  watchRelayPending,
+  type EngineSetup,
+  type EngineVenue,
+} from './engine-support.ts';
 
-// The engine's own key for these runs (a public test key: anvil account 1).
-const account = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
-const OWNER = '0x2222222222222222222222222222222222222222' as Address;
-const T0 = Date.UTC(2024, 7, 8, 12);
-
-let spec: MarketSpec;
-beforeAll(async () => {
-  spec = createVenueCatalog(await simYaml()).markets.find((market) => market.symbol === 'MON_USDC')!;
-});
+const SEED = Number(process.env['ENGINE_PROP_SEED'] ?? 20_251_126);
+const PATH = process.env['ENGINE_PROP_PATH'];
+const RUNS = Number(process.env['ENGINE_PROP_RUNS'] ?? 12);
+/** A traced run's input (`{world, commands}`, JSON), run alone. */
+const REPLAY = process.env['ENGINE_PROP_REPLAY'];
 
 type Command =
   | { readonly kind: 'submit'; readonly type: number; readonly slot: number }
-  | { readonly kind: 'deliver'; readonly n: number }
-  | { readonly kind: 'block' }
-  | { readonly kind: 'tick'; readonly ms: number }
-  | { readonly kind: 'disconnect' }
-  | { readonly kind: 'restart' };
+  | { readonly kind: 'wait'; readonly ms: number }
+  | { readonly kind: 'fault'; readonly fault: FaultAction }
+  | { readonly kind: 'blackout'; readonly ms: number }
+  | { readonly kind: 'crash' };
+
+const faultArb: fc.Arbitrary<FaultAction> = fc.oneof(
+  fc.constant<FaultAction>({ action: 'drop-connections' }),
+  fc.constant<FaultAction>({ action: 'expire-tokens' }),
+  fc.integer({ min: 1, max: 3 }).map((count): FaultAction => ({ action: 'withhold-outcomes', count })),
+  fc.integer({ min: 1, max: 3 }).map((count): FaultAction => ({ action: 'answer-unknown', count })),
+  fc.record({ count: fc.integer({ min: 1, max: 3 }), rateLimited: fc.boolean() }).map(
+    ({ count, rateLimited }): FaultAction => ({ action: 'answer-rejected', count, code: rateLimited ? 'RATE_LIMITED' : 'INTERNAL_ERROR', retryAfterMs: 200 }),
+  ),
+);
 
 const commandArb: fc.Arbitrary<Command> = fc.oneof(
-  { weight: 8, arbitrary: fc.record({ kind: fc.constant('submit' as const), type: fc.integer({ min: 0, max: 9 }), slot: fc.integer({ min: 0, max: 3 }) }) },
-  { weight: 8, arbitrary: fc.record({ kind: fc.constant('deliver' as const), n: fc.integer({ min: 1, max: 5 }) }) },
-  { weight: 3, arbitrary: fc.constant({ kind: 'block' as const }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('tick' as const), ms: fc.integer({ min: 10, max: 600 }) }) },
-  { weight: 1, arbitrary: fc.constant({ kind: 'disconnect' as const }) },
-  { weight: 1, arbitrary: fc.constant({ kind: 'restart' as const }) },
+  { weight: 10, arbitrary: fc.record({ kind: fc.constant('submit' as const), type: fc.integer({ min: 0, max: 9 }), slot: fc.integer({ min: 0, max: 3 }) }) },
+  { weight: 5, arbitrary: fc.record({ kind: fc.constant('wait' as const), ms: fc.integer({ min: 0, max: 600 }) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('fault' as const), fault: faultArb }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('blackout' as const), ms: fc.integer({ min: 10, max: 400 }) }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'crash' as const }) },
 );
+
+const latencyArb: fc.Arbitrary<LatencyConfig> = fc.oneof(
+  fc.integer({ min: 0, max: 80 }).map((ms): LatencyConfig => ({ kind: 'constant', ms })),
+  fc.record({ minMs: fc.integer({ min: 0, max: 30 }), spread: fc.integer({ min: 0, max: 150 }) }).map(({ minMs, spread }): LatencyConfig => ({ kind: 'uniform', minMs, maxMs: minMs + spread })),
+  fc.record({ medianMs: fc.integer({ min: 2, max: 60 }), sigma: fc.double({ min: 0.1, max: 1.5, noNaN: true }) }).map(({ medianMs, sigma }): LatencyConfig => ({ kind: 'lognormal', medianMs, sigma, maxMs: 400 })),
+);
+
+const worldArb = fc.record({
+  latency: fc.record({ relay: latencyArb, marketData: latencyArb, userData: latencyArb }) as fc.Arbitrary<VirtualConfig['latency']>,
+  seed: fc.integer({ min: 1, max: 1_000_000 }),
+  blockMs: fc.constantFrom(20, 50, 120),
+  withholdOutcomesRate: fc.constantFrom(0, 0.15),
+  unknownResponseRate: fc.constantFrom(0, 0.15),
+  outcomeDelayMs: fc.constantFrom(0, 40, 250),
+  cap: fc.constantFrom(2, 3, 5),
+  policy: fc.constantFrom(...QUEUE_POLICIES),
+});
+
+type World = typeof worldArb extends fc.Arbitrary<infer T> ? T : never;
+
+/**
+ * Runs that once failed, replayed first every time. Both hung the engine, taking a parked CancelAll
+ * past its id wait again at once, forever, without the clock moving: the first while it was held for
+ * a fresh view after a stale-slot revert, the second while it knew none of the slots to cancel.
+ */
+const REGRESSIONS: [World, Command[]][] = [
+  [
+    {
+      latency: { relay: { kind: 'constant', ms: 1 }, marketData: { kind: 'uniform', minMs: 25, maxMs: 110 }, userData: { kind: 'constant', ms: 67 } },
+      seed: 542_836,
+      blockMs: 120,
+      withholdOutcomesRate: 0.15,
+      unknownResponseRate: 0,
+      outcomeDelayMs: 40,
+      cap: 3,
+      policy: 'reject',
+    },
+    [
+      { kind: 'submit', type: 5, slot: 1 },
+      { kind: 'submit', type: 9, slot: 1 },
+      { kind: 'submit', type: 0, slot: 2 },
+      { kind: 'submit', type: 1, slot: 1 },
+      { kind: 'fault', fault: { action: 'expire-tokens' } },
+      { kind: 'submit', type: 2, slot: 1 },
+      { kind: 'submit', type: 7, slot: 3 },
+      { kind: 'submit', type: 6, slot: 0 },
+      { kind: 'submit', type: 9, slot: 2 },
+      { kind: 'wait', ms: 100 },
+      { kind: 'submit', type: 2, slot: 0 },
+      { kind: 'submit', type: 9, slot: 0 },
+      { kind: 'submit', type: 6, slot: 0 },
+      { kind: 'submit', type: 8, slot: 0 },
+      { kind: 'submit', type: 6, slot: 2 },
+      { kind: 'wait', ms: 362 },
+      { kind: 'wait', ms: 377 },
+    ],
+  ],
+  [
+    {
+      latency: { relay: { kind: 'lognormal', medianMs: 4, sigma: 0.924, maxMs: 400 }, marketData: { kind: 'uniform', minMs: 2, maxMs: 4 }, userData: { kind: 'lognormal', medianMs: 30, sigma: 1.455, maxMs: 400 } },
+      seed: 3,
+      blockMs: 50,
+      withholdOutcomesRate: 0,
+      unknownResponseRate: 0,
+      outcomeDelayMs: 40,
+      cap: 3,
+      policy: 'coalesce',
+    },
+    [
+      { kind: 'submit', type: 1, slot: 1 },
+      { kind: 'submit', type: 1, slot: 0 },
+      { kind: 'submit', type: 5, slot: 1 },
+      { kind: 'fault', fault: { action: 'answer-unknown', count: 3 } },
+      { kind: 'submit', type: 0, slot: 0 },
+      { kind: 'submit', type: 7, slot: 2 },
+      { kind: 'submit', type: 7, slot: 2 },
+      { kind: 'submit', type: 3, slot: 3 },
+      { kind: 'fault', fault: { action: 'withhold-outcomes', count: 2 } },
+      { kind: 'submit', type: 8, slot: 2 },
+      { kind: 'wait', ms: 252 },
+      { kind: 'submit', type: 6, slot: 2 },
+      { kind: 'wait', ms: 134 },
+      { kind: 'wait', ms: 144 },
+      { kind: 'submit', type: 0, slot: 1 },
+      { kind: 'submit', type: 6, slot: 2 },
+      { kind: 'blackout', ms: 316 },
+    ],
+  ],
+];
+
+/** What the runs exercised, printed once (a property that never crashes or reconciles proves little). */
+const coverage = { runs: 0, crashes: 0, signed: 0, confirmed: 0, reverted: 0, dropped: 0, rejected: 0, reconnects: 0, reconciled: 0, staleSlotReverts: 0 };
 
 interface Ticket {
   readonly intent: Intent;
@@ -70,11 +177,6 @@ interface Ticket {
   readonly price: bigint | undefined;
   fate: IntentFate | undefined;
 }
-
-/** Lets every promise continuation run. */
-const flush = async () => {
-  for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
-};
 
 function intentOf(command: Extract<Command, { kind: 'submit' }>, market: Address, price: bigint): { intent: Intent; price: bigint | undefined } {
   const { type, slot } = command;
@@ -88,169 +190,131 @@ function intentOf(command: Extract<Command, { kind: 'submit' }>, market: Address
   return { intent: { type: 'CreateBatchTrigger', market, purpose: 'p', orders: [buy(price)] }, price };
 }
 
-function stateOf(engine: ExecutionEngine, market: Address): MarketState {
-  let value: MarketState | undefined;
-  engine.state$(market).subscribe((state) => (value = state as MarketState)).unsubscribe();
-  return value!;
-}
-
-async function run(s: fc.Scheduler, commands: readonly Command[], seed: number, cap: number, policy: QueuePolicy): Promise<void> {
+async function check(world: World, commands: readonly Command[]): Promise<void> {
+  // A run that hangs cannot be reported by fast-check: the trace names its input.
+  if (process.env['ENGINE_PROP_TRACE'] !== undefined) process.stderr.write(`run ${JSON.stringify({ world, commands })}\n`);
+  const { cap, policy } = world;
+  const v: EngineVenue = await startEngineVenue({
+    blockMs: world.blockMs,
+    latency: world.latency,
+    seed: world.seed,
+    faults: { withholdOutcomesRate: world.withholdOutcomesRate, unknownResponseRate: world.unknownResponseRate, outcomeDelayMs: world.outcomeDelayMs },
+  });
   const tmp = tempJournalDir();
+  const processes: EngineSetup[] = [];
   try {
-    const clock = new VirtualClock(T0);
-    const chain = new FakeChain(clock, spec, OWNER);
-    const relay = new FakeRelay(chain, s, { random: seededRandom(seed), unknownRate: 0.15, withholdRate: 0.2, lostRate: 0.5 });
-    const lines: (() => string[])[] = [];
-    const maxPending: number[] = [];
-    let generation = 0;
-
-    const boot = async () => {
-      generation += 1;
-      const process = new FakeProcess(nodeJournalFs, clock);
-      const recording = recordingJournalFs(process.journalFs());
-      lines.push(recording.lines);
-      const transport = new FakeTransport(relay, process);
-      const processClock = process.scopedClock();
-      const random = seededRandom(seed * 31 + generation);
-      const engine = createExecutionEngine(
-        { clock: processClock, random, ids: createIdSource({ clock: processClock, random }), logger: createLogger({ level: logLevel, clock }) },
-        {
-          network: resolveNetwork('sim'),
-          signer: account,
-          accountId: 1n,
-          authNonce: 0n,
-          markets: [spec],
-          transport,
-          userData: fakeUserData(chain, process),
-          receipts: fakeReceipts(chain, process),
-          journalDir: tmp.dir,
-          engine: { maxPendingOutcomes: cap, queuePolicy: policy },
-          risk: TEST_RISK,
-          mid: () => 350_000n,
-          deadlineSec: 3,
-          tuning: { pollMs: 100, idlePollMs: 200, reconcileGraceMs: 1_000, eventLagMs: 50, reconcileQuietMs: 200, idWaitMs: 500, activeOrdersEveryMs: 1_000, resendDelayMs: 50, outcomeWaitMs: 300, outcomeGiveUpMs: 3_000 },
-          journalFs: recording.fs,
-        },
-      );
-      await engine.start();
-      await flush();
-      return { engine, process, tickets: [] as Ticket[] };
+    const market = v.market.address;
+    const relayPending = watchRelayPending(v);
+    // Short deadlines and timings: a crash's leftovers settle within seconds of virtual time.
+    const boot = () => {
+      const setup = engineOn(v, tmp.dir, {
+        seed: world.seed + processes.length,
+        engine: { maxPendingOutcomes: cap, queuePolicy: policy },
+        deadlineSec: 3,
+        tuning: { pollMs: 100, idlePollMs: 200, reconcileGraceMs: 1_000, eventLagMs: 50, reconcileQuietMs: 200, idWaitMs: 500, activeOrdersEveryMs: 1_000, resendDelayMs: 50, outcomeWaitMs: 300, outcomeGiveUpMs: 3_000 },
+      });
+      processes.push(setup);
+      return setup;
     };
+    let current = boot();
+    let tickets: Ticket[] = [];
+    const state = () => currentState(current, market);
 
-    let current = await boot();
-    let price = 300_000n;
-    for (const command of commands) {
-      switch (command.kind) {
-        case 'submit': {
-          price -= 10n;
-          const { intent, price: tag } = intentOf(command, spec.address, price);
-          const ticket: Ticket = { intent, price: tag, fate: undefined };
-          current.tickets.push(ticket);
-          void current.engine.submit(intent).then((fate) => (ticket.fate = fate));
-          break;
-        }
-        case 'deliver':
-          for (let i = 0; i < command.n && s.count() > 0; i++) {
-            await s.waitNext(1);
-            await flush();
+    await run(v, async () => {
+      await current.engine.start();
+      let price = 300_000n;
+      for (const command of commands) {
+        switch (command.kind) {
+          case 'submit': {
+            price -= 10n;
+            const { intent, price: tag } = intentOf(command, market, price);
+            const ticket: Ticket = { intent, price: tag, fate: undefined };
+            tickets.push(ticket);
+            void current.engine.submit(intent).then((fate) => (ticket.fate = fate));
+            break;
           }
-          break;
-        case 'block':
-          chain.block();
-          break;
-        case 'tick':
-          clock.advanceBy(command.ms);
-          break;
-        case 'disconnect':
-          relay.drop();
-          break;
-        case 'restart':
-          maxPending.push(current.engine.stats().maxPendingOutcomes);
-          current.process.kill();
-          relay.forget(current.process);
-          current = await boot();
-          break;
+          case 'wait':
+            await sleep(v, command.ms);
+            break;
+          case 'fault':
+            v.service.faults.apply(command.fault);
+            break;
+          case 'blackout':
+            current.process.hold = true;
+            await sleep(v, command.ms);
+            current.process.cutRelay();
+            break;
+          case 'crash':
+            current.process.kill();
+            current = boot();
+            tickets = [];
+            await current.engine.start();
+            break;
+        }
       }
-      await flush();
-    }
 
-    // Quiescence: deliver everything, produce blocks, let time pass until nothing is left to do.
-    const { engine } = current;
-    const settled = () =>
-      s.count() === 0 &&
-      chain.pendingCount() === 0 &&
-      engine.stats().unresolved === 0 &&
-      engine.stats().queued === 0 &&
-      current.tickets.every((ticket) => ticket.fate !== undefined) &&
-      stateOf(engine, spec.address).orders.every((order) => order.orderId !== undefined && order.slot !== undefined) &&
-      stateOf(engine, spec.address).orders.length === chain.liveOrders().length;
-    for (let i = 0; i < 400 && !settled(); i++) {
-      while (s.count() > 0) {
-        await s.waitNext(1);
-        await flush();
+      // Quiescence: every fate known, nothing unresolved or queued, the engine's view the venue's.
+      const { engine } = current;
+      const settled = () =>
+        engine.stats().unresolved === 0 &&
+        engine.stats().queued === 0 &&
+        tickets.every((ticket) => ticket.fate !== undefined) &&
+        state().orders.every((order) => order.orderId !== undefined && order.slot !== undefined) &&
+        state().orders.length === v.model.openOrders(v.accountId, market).length;
+      await until(v, settled, 120_000, `nothing left to do: ${JSON.stringify(engine.stats())}`);
+
+      // The engine's orders and slots are the venue's.
+      const slots = new Map(v.model.openOrders(v.accountId, market).map((order) => [order.id, order.slot]));
+      for (const order of state().orders) expect(order.slot, `order ${order.orderId}`).toBe(slots.get(order.orderId!));
+
+      // Each fate is what the venue did; nothing was placed twice.
+      const created = createdByPrice(v, market);
+      for (const count of created.values()) expect(count).toBe(1);
+      for (const ticket of tickets) {
+        if (ticket.price === undefined) continue;
+        expect(created.get(ticket.price) ?? 0, `${ticket.intent.type} at ${ticket.price}: ${JSON.stringify(ticket.fate)}`).toBe(ticket.fate?.status === 'CONFIRMED' ? 1 : 0);
       }
-      chain.block();
-      clock.advanceBy(100);
-      await flush();
-    }
-    expect(settled(), `nothing left to do: ${JSON.stringify(engine.stats())}`).toBe(true);
 
-    // The engine's orders and slots are the chain's.
-    const slots = new Map(chain.liveOrders().map((order) => [order.id, order.slot]));
-    for (const order of stateOf(engine, spec.address).orders) expect(order.slot, `order ${order.orderId}`).toBe(slots.get(order.orderId!));
-
-    // Each fate is what the chain did; nothing was placed twice.
-    for (const count of chain.createdByPrice.values()) expect(count).toBe(1);
-    for (const ticket of current.tickets) {
-      if (ticket.price === undefined) continue;
-      const created = chain.createdByPrice.get(ticket.price) ?? 0;
-      expect(created, `${ticket.intent.type} at ${ticket.price}: ${JSON.stringify(ticket.fate)}`).toBe(ticket.fate?.status === 'CONFIRMED' ? 1 : 0);
-    }
-
-    // Stop cancels everything and settles.
-    let stopped = false;
-    const stopping = engine.stop().then((stats) => {
-      stopped = true;
-      return stats;
+      // Stop (faults still on) cancels everything and settles.
+      const stats = await engine.stop();
+      expect(stats.unresolved).toBe(0);
     });
-    for (let i = 0; i < 400 && !stopped; i++) {
-      while (s.count() > 0) {
-        await s.waitNext(1);
-        await flush();
-      }
-      chain.block();
-      clock.advanceBy(100);
-      await flush();
+    expect(v.model.openOrders(v.accountId, market)).toEqual([]);
+    relayPending.stop();
+    for (const setup of processes) {
+      expect(setup.engine.stats().maxPendingOutcomes).toBeLessThanOrEqual(cap);
+      expect(setup.process.closeCodes).not.toContain(WS_CLOSE_PENDING_OUTCOME_LIMIT);
     }
-    const stats = await stopping;
-    maxPending.push(stats.maxPendingOutcomes);
-    expect(stats.unresolved).toBe(0);
-    expect(chain.liveOrders()).toEqual([]);
-    for (const value of maxPending) expect(value).toBeLessThanOrEqual(cap);
-    expect(relay.maxPending).toBeLessThanOrEqual(cap);
-    expect(relay.closedAtLimit).toBe(0);
+    expect(relayPending.max()).toBeLessThanOrEqual(cap);
+    coverage.runs += 1;
+    coverage.crashes += processes.length - 1;
+    for (const { engine } of processes) {
+      const stats = engine.stats();
+      for (const key of ['signed', 'confirmed', 'reverted', 'dropped', 'rejected', 'reconnects', 'reconciled', 'staleSlotReverts'] as const) coverage[key] += stats[key];
+    }
 
     // The journal, over every process: one final status each, nonces strictly increasing.
-    const audit = auditJournal(lines.flatMap((read) => read()), tmp.dir, account.address.toLowerCase() as Address);
+    const audit = auditJournal(processes.flatMap((setup) => setup.journal.lines()), tmp.dir);
     expect(audit.problems).toEqual([]);
-    const accepted = chain.acceptedNonces;
-    for (let i = 1; i < accepted.length; i++) expect(accepted[i]!).toBeGreaterThan(accepted[i - 1]!);
   } finally {
+    for (const setup of processes) setup.process.kill();
+    v.venue.stop();
     tmp.remove();
   }
 }
 
-describe('execution engine interleavings (fast-check scheduler)', () => {
-  it('keeps every invariant through random submissions, answers, outcomes, blocks, disconnects and restarts', { timeout: 300_000 }, async () => {
+describe('execution engine interleavings (in-process venue, drawn latencies, faults and crashes)', () => {
+  it('keeps every invariant through random submissions, delays, faults, blackouts and crashes', { timeout: 120_000 }, async () => {
     await fc.assert(
-      fc.asyncProperty(fc.scheduler(), fc.array(commandArb, { minLength: 5, maxLength: 80 }), fc.integer({ min: 1, max: 1_000_000 }), fc.constantFrom(2, 3, 5), fc.constantFrom(...QUEUE_POLICIES), (s, commands, seed, cap, policy) =>
-        run(s, commands, seed, cap, policy),
-      ),
-      {
-        numRuns: Number(process.env['CLOBBOT_PROP_RUNS'] ?? 100),
-        ...(process.env['CLOBBOT_PROP_SEED'] === undefined ? {} : { seed: Number(process.env['CLOBBOT_PROP_SEED']) }),
-        ...(process.env['CLOBBOT_PROP_PATH'] === undefined ? {} : { path: process.env['CLOBBOT_PROP_PATH'], endOnFailure: true }),
-      },
+      fc.asyncProperty(worldArb, fc.array(commandArb, { minLength: 5, maxLength: 40 }), (world, commands) => check(world, commands)),
+      REPLAY === undefined
+        ? { seed: SEED, numRuns: RUNS, examples: REGRESSIONS, ...(PATH === undefined ? {} : { path: PATH, endOnFailure: true }) }
+        : { numRuns: 1, examples: [Object.values(JSON.parse(readFileSync(REPLAY, 'utf8')) as { world: World; commands: Command[] }) as [World, Command[]]] },
     );
+    process.stdout.write(`engine interleavings: ${JSON.stringify(coverage)}, seed ${SEED}\n`);
+    if (REPLAY === undefined) {
+      expect(coverage.crashes).toBeGreaterThan(0);
+      expect(coverage.reconciled).toBeGreaterThan(0);
+    }
   });
 });

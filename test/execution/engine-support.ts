@@ -1,63 +1,156 @@
 /**
- * Shared pieces of the engine tests against the real local venue: a venue with short blocks and an
- * onboarded wallet, the real relay transports (WebSocket, REST, failover) over a relay session, the
- * user-data and receipt readers over the real clients, an engine wired to all of it, a journal file
- * system that remembers every line ever written (compaction removes history), and the audits every
- * run must pass.
+ * Shared pieces of the engine tests against the real venue model through the in-process connection,
+ * on a VirtualClock: the sim service (venue model, routes, relay WebSocket hub) with short blocks and
+ * an onboarded wallet, the real relay transports (WebSocket, REST, failover) over a relay session,
+ * the user-data and receipt readers over the real clients, real signatures and real relay rules. An
+ * engine lives in an EngineProcess (engine-process.ts) that can be killed at once; its journal and
+ * the audits every run must pass are in engine-journal.ts. Time moves only while a test waits
+ * (`run(v, work)`): from event to event, without wall time.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createActiveOrdersClient } from '../../src/clients/active-orders-client.ts';
-import { createFetchTransport } from '../../src/clients/http-transport.ts';
-import { orderEvents } from '../../src/clients/order-events.ts';
-import { createOrderEventsClient } from '../../src/clients/order-events-client.ts';
+import { filter, firstValueFrom } from 'rxjs';
 import { createRelayWsClient } from '../../src/clients/relay-ws-client.ts';
 import type { ClientContext } from '../../src/clients/send-request.ts';
-import { liveClock, type Clock } from '../../src/core/clock.ts';
 import { createIdSource } from '../../src/core/ids.ts';
 import { createLogger, type LogLevel } from '../../src/core/logger.ts';
 import { seededRandom } from '../../src/core/random.ts';
-import { resolveNetwork } from '../../src/config/network-config.ts';
+import { VirtualClock } from '../../src/core/virtual-clock.ts';
+import { resolveNetwork, type ResolvedNetwork } from '../../src/config/network-config.ts';
 import type { EngineConfig, RiskConfig } from '../../src/config/run-config.ts';
 import type { SimConfig } from '../../src/config/sim-config.ts';
+import { DEFAULT_VIRTUAL_LATENCY, type VirtualConfig } from '../../src/config/virtual-config.ts';
 import { createExecutionEngine } from '../../src/execution/create-execution-engine.ts';
-import type { EngineTuning, ExecutionEngine, ExecutionEngineParameters, ReceiptReader, UserDataReader } from '../../src/execution/execution-engine.ts';
-import { decodeJournalLine, type JournalRecord } from '../../src/execution/journal-record.ts';
-import { journalPath, nodeJournalFs, openJournal, type JournalFs } from '../../src/execution/journal.ts';
+import type { EngineTuning, ExecutionEngine, ExecutionEngineParameters, UserDataReader } from '../../src/execution/execution-engine.ts';
+import { nodeJournalFs, type JournalFs } from '../../src/execution/journal.ts';
 import type { MarketState } from '../../src/execution/portfolio.ts';
-import { createReceiptWatcher } from '../../src/execution/relay-receipts.ts';
 import { createRelaySession, type RelaySession } from '../../src/execution/relay-session.ts';
 import { createFailoverTransport, createRestRelayTransport, createWsRelayTransport, type RelayTransport } from '../../src/execution/relay-transport.ts';
-import type { Address, Hex } from '../../src/protocol/encoding.ts';
-import type { OrderEvent } from '../../src/protocol/user-data.ts';
-import type { Intent, OrderRequest } from '../../src/strategy/intents.ts';
+import { Permission, RelayMethod } from '../../src/protocol/constants.ts';
+import { accountCoreDomain } from '../../src/protocol/eip712-types.ts';
+import { signAuthorization7702 } from '../../src/protocol/eip7702.ts';
+import type { Address } from '../../src/protocol/encoding.ts';
+import { signAuthorizeAccountSigner } from '../../src/protocol/intent-signing.ts';
 import type { MarketSpec } from '../../src/protocol/market-spec.ts';
-import { createSimServer } from '../../src/sim/sim-server.ts';
-import { lower, onboard, OWNER, postJson, simYaml, WALLET, type TestVenue } from '../sim/relay-harness.ts';
+import type { SimVenueModel } from '../../src/venue/sim-venue.ts';
+import type { SimService } from '../../src/sim/sim-service.ts';
+import type { Intent, OrderRequest } from '../../src/strategy/intents.ts';
+import { createInProcessVenue, type InProcessVenue } from '../../src/runtime/in-process-venue.ts';
+import { createPendingWork, type PendingWork } from '../../src/runtime/pending-work.ts';
+import { runOnVirtualClock } from '../../src/runtime/virtual-driver.ts';
+import { createReceiptReader, createUserDataReader } from '../../src/runtime/venue-readers.ts';
+import { lower, OWNER, simYaml, WALLET } from '../sim/relay-harness.ts';
+import { recordingJournalFs } from './engine-journal.ts';
+import { EngineProcess } from './engine-process.ts';
 
 export { OWNER, WALLET };
 
 export const logLevel = (process.env['CLOBBOT_TEST_LOG'] ?? 'silent') as LogLevel;
 
+/** Where every test venue's clock starts. */
+export const T0 = Date.UTC(2026, 0, 1);
+
 export interface EngineVenue {
-  readonly venue: TestVenue;
+  readonly clock: VirtualClock;
+  readonly venue: InProcessVenue;
+  readonly service: SimService;
+  readonly model: SimVenueModel;
+  /** The venue's work under way (the driver does not move the clock meanwhile). */
+  readonly pending: PendingWork;
+  readonly network: ResolvedNetwork;
   readonly accountId: bigint;
   readonly markets: readonly MarketSpec[];
   /** MON_USDC. */
   readonly market: MarketSpec;
   /** The mid the risk band uses, price units (0.035 USDC). */
   readonly mid: bigint;
+  /** Called after every step of the clock (to sample what the venue holds at each instant). */
+  readonly onStep: Set<() => void>;
 }
 
 export interface EngineVenueOptions {
   readonly blockMs?: number;
   readonly jwtLifetimeSec?: number;
   readonly faults?: Partial<SimConfig['faults']>;
-  readonly port?: number;
+  /** The connection's one-way delays; default the virtual run's (30 / 30 / 50 ms). */
+  readonly latency?: VirtualConfig['latency'];
+  /** Seeds the venue's faults, secrets and the connection's delays. */
+  readonly seed?: number;
 }
 
-/** A local venue (own config: short blocks, no user-data cache) with OWNER funded and WALLET set up. */
+/**
+ * Runs `work` on the venue's virtual clock: the clock jumps from one scheduled action to the next
+ * while the work waits, until it settles. `limitMs` of virtual time bounds it (a test that waits for
+ * something that never comes fails, instead of running the venue's blocks forever).
+ */
+export async function run<T>(v: EngineVenue, work: () => Promise<T>, limitMs = 600_000): Promise<T> {
+  let expire: (error: Error) => void = () => undefined;
+  const limited = new Promise<never>((_, reject) => (expire = reject));
+  const timer = v.clock.scheduler.schedule(() => expire(new Error(`still waiting after ${limitMs} ms of virtual time`)), limitMs);
+  try {
+    // `busy` is asked after every step, before the clock moves again: the hook for the step watchers.
+    return await runOnVirtualClock(v.clock, () => Promise.race([work(), limited]), {
+      busy: () => {
+        for (const watch of v.onStep) watch();
+        return v.pending.busy();
+      },
+    });
+  } finally {
+    timer.unsubscribe();
+  }
+}
+
+/** Waits `ms` of virtual time (call inside `run`). */
+export function sleep(v: EngineVenue, ms: number): Promise<void> {
+  return new Promise((resolve) => v.clock.scheduler.schedule(() => resolve(), ms));
+}
+
+/** Waits (inside `run`) until `predicate` holds, checked every 10 ms of virtual time; fails after `timeoutMs` of it. */
+export async function until(v: EngineVenue, predicate: () => boolean, timeoutMs = 10_000, what = 'condition'): Promise<void> {
+  const deadline = v.clock.now() + timeoutMs;
+  while (!predicate()) {
+    if (v.clock.now() > deadline) throw new Error(`timed out waiting for ${what} (${timeoutMs} ms of virtual time)`);
+    await sleep(v, 10);
+  }
+}
+
+/**
+ * OWNER's account funded (USDC, MON) and WALLET set up for it: a TRADE grant signed by OWNER with
+ * WALLET's EIP-7702 delegation, sent over the relay's REST face after a real sign-in, confirmed.
+ */
+async function onboard(v: Omit<EngineVenue, 'accountId'>, config: SimConfig, seed: number): Promise<bigint> {
+  const tokens = v.model.info().tokens;
+  const token = (symbol: string) => tokens.find((candidate) => candidate.symbol === symbol)!.address;
+  const accountId = v.model.fund(lower(OWNER), token('USDC'), 10n ** 12n);
+  v.model.fund(lower(OWNER), token('MON'), 10n ** 24n);
+  const random = seededRandom(seed ^ 0x0b0a);
+  const context: ClientContext = { transport: v.venue.transport, clock: v.clock, random };
+  const session = createRelaySession(context, { network: 'sim', relayUrl: v.network.hosts.relayUrl!, signer: WALLET });
+  const rest = createRestRelayTransport(context, { network: 'sim', relayUrl: v.network.hosts.relayUrl!, rpcUrl: v.network.hosts.rpcUrl!, session, receiptPollMs: 50 });
+  const nowMs = v.clock.now();
+  const intent = {
+    account: lower(OWNER),
+    authorizer: lower(OWNER),
+    signer: lower(WALLET),
+    permissions: BigInt(Permission.TRADE),
+    expiry: 0n,
+    nonce: 1n,
+    deadline: BigInt(Math.floor(nowMs / 1000) + 300),
+  };
+  const signature = await signAuthorizeAccountSigner(OWNER, { domain: accountCoreDomain({ chainId: config.chainId, accountCore: config.contracts.accountCore }), intent });
+  const authorization7702 = await signAuthorization7702(WALLET, { chainId: BigInt(config.chainId), delegate: config.contracts.tradingWalletDelegate, nonce: 0n });
+  const requestId = createIdSource({ clock: v.clock, random }).next();
+  await session.start();
+  await rest.start();
+  const outcome = firstValueFrom(rest.outcomes$.pipe(filter((candidate) => candidate.requestId === requestId)));
+  const answer = await rest.submit({ requestId, method: RelayMethod.authorizeAccountSigner, wallet: lower(WALLET), payload: { ...intent, signature }, authorization7702 });
+  if (answer.status !== 'BROADCAST') throw new Error(`authorize failed: ${JSON.stringify(answer)}`);
+  const result = await outcome;
+  await rest.stop();
+  session.stop();
+  if (result.status !== 'CONFIRMED') throw new Error(`authorize ${result.status}: ${result.reason}`);
+  return accountId;
+}
+
+/** The in-process venue (own config: short blocks, no user-data cache, no background flow) with OWNER funded and WALLET set up, then `faults` on. */
 export async function startEngineVenue(options: EngineVenueOptions = {}): Promise<EngineVenue> {
   const base = await simYaml();
   const config: SimConfig = {
@@ -65,92 +158,80 @@ export async function startEngineVenue(options: EngineVenueOptions = {}): Promis
     blockMs: options.blockMs ?? 50,
     auth: { ...base.auth, jwtLifetimeSec: options.jwtLifetimeSec ?? base.auth.jwtLifetimeSec },
     userData: { ...base.userData, orderEventsCacheMs: 0 },
-    faults: { ...base.faults, ...options.faults },
   };
-  const server = createSimServer({ config, clock: liveClock, random: seededRandom(42), logger: createLogger({ level: 'silent' }), backgroundFlow: false });
-  const { url } = await server.start({ port: options.port ?? 0 });
-  const venue: TestVenue = { server, url, config, clock: liveClock, stop: () => server.stop() };
-  const { accountId } = await onboard(venue);
-  const funded = await postJson(`${url}/sim/fund`, { owner: lower(OWNER), token: 'MON', amount: (10n ** 24n).toString() });
-  if (funded.status !== 200) throw new Error(`fund MON failed: ${JSON.stringify(funded.body)}`);
-  const markets = server.venue.info().markets;
-  const market = markets.find((spec) => spec.symbol === 'MON_USDC')!;
-  return { venue, accountId, markets, market, mid: 350_000n };
+  const seed = options.seed ?? 42;
+  const clock = new VirtualClock(T0);
+  const pending = createPendingWork();
+  const venue = createInProcessVenue({
+    config,
+    clock,
+    random: seededRandom(seed),
+    secrets: seededRandom(seed + 1),
+    latencyRandom: seededRandom(seed + 2),
+    latency: options.latency ?? DEFAULT_VIRTUAL_LATENCY,
+    logger: createLogger({ level: (process.env['CLOBBOT_VENUE_LOG'] ?? 'silent') as LogLevel }),
+    pending,
+    backgroundFlow: false,
+  });
+  venue.start();
+  const markets = venue.service.venue.info().markets;
+  const world = {
+    clock,
+    venue,
+    service: venue.service,
+    model: venue.service.venue,
+    pending,
+    network: resolveNetwork('sim', { venueUrl: venue.url, chainId: config.chainId }),
+    markets,
+    market: markets.find((spec) => spec.symbol === 'MON_USDC')!,
+    mid: 350_000n,
+    onStep: new Set<() => void>(),
+  };
+  const accountId = await run({ ...world, accountId: 0n }, () => onboard(world, config, seed), 60_000);
+  const ready = { ...world, accountId };
+  // Faults only once the wallet is set up: the setup is not what the tests are about.
+  if (options.faults !== undefined) setFaults(ready, options.faults);
+  return ready;
 }
 
-/** Sets fault injection at runtime (`POST /sim/faults`). */
-export async function setFaults(venue: TestVenue, faults: Partial<SimConfig['faults']>): Promise<void> {
-  const answer = await postJson(`${venue.url}/sim/faults`, faults);
-  if (answer.status !== 200) throw new Error(`faults refused: ${JSON.stringify(answer.body)}`);
+/** Changes the venue's fault settings (what `POST /sim/faults` does). */
+export function setFaults(v: EngineVenue, faults: Partial<SimConfig['faults']>): void {
+  v.service.faults.set({ ...v.service.faults.get(), ...faults });
 }
 
-export function clientContextOf(clock: Clock, seed = 5): ClientContext {
-  return { transport: createFetchTransport(), clock, random: seededRandom(seed) };
+/** The most outcomes the relay held pending at once, sampled at every step from now on; `stop()` ends the watch. */
+export function watchRelayPending(v: EngineVenue): { max(): number; stop(): void } {
+  let max = 0;
+  const watch = () => (max = Math.max(max, v.service.relayWs.pendingOutcomeCount()));
+  v.onStep.add(watch);
+  return { max: () => max, stop: () => v.onStep.delete(watch) };
 }
 
 export interface Relay {
   readonly transport: RelayTransport;
   readonly session: RelaySession;
-  stop(): Promise<void>;
 }
 
-/** The live transports: WebSocket first, REST while the socket is down (failover), one relay session. */
-export function relayFor(url: string, options: { readonly clock?: Clock; readonly seed?: number; readonly responseTimeoutMs?: number; readonly wsBaseUrl?: string } = {}): Relay {
-  const clock = options.clock ?? liveClock;
-  const context = clientContextOf(clock, options.seed ?? 5);
-  const logger = createLogger({ level: logLevel });
-  const session = createRelaySession({ ...context, logger }, { network: 'sim', relayUrl: url, signer: WALLET });
+/** The live transports over the process's seams: WebSocket first, REST while the socket is down (failover), one relay session. */
+function relayFor(v: EngineVenue, process: EngineProcess, seed: number, responseTimeoutMs: number | undefined): Relay {
+  const { clock } = process;
+  const logger = createLogger({ level: logLevel, clock: v.clock });
+  const context: ClientContext = { transport: process.transport, clock, random: seededRandom(seed) };
+  const { hosts } = v.network;
+  const session = createRelaySession({ ...context, logger }, { network: 'sim', relayUrl: hosts.relayUrl!, signer: WALLET });
   const client = createRelayWsClient(
-    { clock, random: seededRandom(options.seed ?? 5), logger },
+    { clock, random: seededRandom(seed + 1), logger },
     {
-      url: `${(options.wsBaseUrl ?? url).replace(/^http/, 'ws')}/relay/ws`,
+      url: hosts.relayWsUrl!,
       session,
+      createSocket: process.createSocket,
       reconnect: { initialDelayMs: 20, maxDelayMs: 200 },
-      ...(options.responseTimeoutMs === undefined ? {} : { responseTimeoutMs: options.responseTimeoutMs }),
+      ...(responseTimeoutMs === undefined ? {} : { responseTimeoutMs }),
     },
   );
-  const ws = createWsRelayTransport(client);
-  const rest = createRestRelayTransport({ ...context, logger }, { network: 'sim', relayUrl: url, rpcUrl: `${url}/rpc`, session, receiptPollMs: 50, receiptDeadlineMs: 20_000 });
-  const transport = createFailoverTransport({ ws, rest, clock, logger });
-  return {
-    transport,
-    session,
-    async stop() {
-      await transport.stop();
-      session.stop();
-    },
-  };
-}
-
-/** The account's order events and active orders over the real user-data clients. */
-export function userDataReaderFor(url: string, owner: Address, clock: Clock = liveClock): UserDataReader {
-  const context = clientContextOf(clock, 6);
-  const events = createOrderEventsClient(context, { baseUrl: url });
-  const active = createActiveOrdersClient(context, { baseUrl: url });
-  return {
-    async orderEventsSince(fromMs) {
-      const out: OrderEvent[] = [];
-      for await (const batch of orderEvents(events, { user: owner, fromTimestamp: Math.max(0, Math.floor(fromMs / 1000)), follow: false, pageLimit: 500 })) {
-        for (const received of batch.events) if (received.timeMs >= fromMs) out.push(received.event);
-      }
-      return out;
-    },
-    async activeOrders(market) {
-      return (await active.activeOrders({ user: owner, marketAddress: market, limit: 100 })).orders;
-    },
-  };
-}
-
-/** Receipts over viem's public client on the venue's /rpc. */
-export function receiptReaderFor(url: string, clock: Clock = liveClock): ReceiptReader {
-  const watcher = createReceiptWatcher(clientContextOf(clock, 7), { rpcUrl: `${url}/rpc` });
-  return {
-    async receipt(txHash) {
-      const found = await watcher.read(txHash as Hex);
-      if (found === undefined || (found.status !== 'CONFIRMED' && found.status !== 'REVERTED')) return null;
-      return { success: found.status === 'CONFIRMED', blockNumber: found.blockNumber ?? 0n };
-    },
-  };
+  const rest = createRestRelayTransport({ ...context, logger }, { network: 'sim', relayUrl: hosts.relayUrl!, rpcUrl: hosts.rpcUrl!, session, receiptPollMs: 50, receiptDeadlineMs: 20_000 });
+  const transport = createFailoverTransport({ ws: createWsRelayTransport(client), rest, clock, logger });
+  return { transport, session };
 }
 
 export const TEST_RISK: RiskConfig = {
@@ -162,102 +243,61 @@ export const TEST_RISK: RiskConfig = {
   maxOpenOrders: 100_000,
 };
 
-/** node:fs for the journal, remembering every complete line appended to the journal file. */
-export function recordingJournalFs(base: JournalFs = nodeJournalFs): { readonly fs: JournalFs; lines(): string[] } {
-  const paths = new Map<number, string>();
-  let text = '';
-  const fs: JournalFs = {
-    ...base,
-    openSync(path, flags, mode) {
-      const fd = base.openSync(path, flags, mode);
-      paths.set(fd, path);
-      return fd;
-    },
-    writeSync(fd, buffer, offset, length) {
-      const written = base.writeSync(fd, buffer, offset, length);
-      const path = paths.get(fd) ?? '';
-      if (path.endsWith('.journal.jsonl')) text += Buffer.from(buffer.subarray(offset, offset + written)).toString('utf8');
-      return written;
-    },
-    closeSync(fd) {
-      paths.delete(fd);
-      base.closeSync(fd);
-    },
-  };
-  return { fs, lines: () => text.split('\n').filter((line) => line.length > 0) };
-}
-
-export function tempJournalDir(): { readonly dir: string; remove(): void } {
-  const dir = mkdtempSync(join(tmpdir(), 'clobbot-engine-'));
-  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
-}
-
-/** What an engine needs to know of a venue it reaches only over the network (a child process). */
-export interface VenueRef {
-  readonly url: string;
-  readonly chainId: number;
-  readonly accountId: bigint;
-  readonly markets: readonly MarketSpec[];
-  readonly market: MarketSpec;
-  readonly mid: bigint;
-}
-
-export function venueRef(v: EngineVenue): VenueRef {
-  return { url: v.venue.url, chainId: v.venue.config.chainId, accountId: v.accountId, markets: v.markets, market: v.market, mid: v.mid };
-}
-
 export interface EngineSetup {
   readonly engine: ExecutionEngine;
   readonly relay: Relay;
   readonly journal: ReturnType<typeof recordingJournalFs>;
   readonly params: ExecutionEngineParameters;
+  /** The engine's process: `kill()` crashes it, `hold`/`cutRelay()` lose relay answers. */
+  readonly process: EngineProcess;
 }
 
-/** An engine on `v` with the live transports, readers and a recording journal in `dir`. */
-export function engineOn(
-  target: EngineVenue | VenueRef,
-  dir: string,
-  options: {
-    readonly engine?: Partial<EngineConfig>;
-    readonly overrides?: Partial<ExecutionEngineParameters>;
-    /** Replaces some of the test timings below. */
-    readonly tuning?: Partial<EngineTuning>;
-    readonly seed?: number;
-    readonly responseTimeoutMs?: number;
-    /** The relay WebSocket through another base URL (a proxy); REST and reads go straight to the venue. */
-    readonly wsBaseUrl?: string;
-  } = {},
-): EngineSetup {
-  const v = 'venue' in target ? venueRef(target) : target;
-  const clock = liveClock;
-  const random = seededRandom(options.seed ?? 11);
-  const relay = relayFor(v.url, {
-    clock,
-    seed: options.seed ?? 5,
-    ...(options.responseTimeoutMs === undefined ? {} : { responseTimeoutMs: options.responseTimeoutMs }),
-    ...(options.wsBaseUrl === undefined ? {} : { wsBaseUrl: options.wsBaseUrl }),
-  });
-  const journal = recordingJournalFs();
+export interface EngineOptions {
+  readonly engine?: Partial<EngineConfig>;
+  readonly overrides?: Partial<ExecutionEngineParameters>;
+  /** Replaces some of the test timings below. */
+  readonly tuning?: Partial<EngineTuning>;
+  readonly seed?: number;
+  readonly responseTimeoutMs?: number;
+  readonly deadlineSec?: number;
+  /** Wraps the real user-data reader (a test's lagging view). */
+  readonly userData?: (real: UserDataReader) => UserDataReader;
+}
+
+/** node:fs without fsync: a killed EngineProcess loses no written page (the OS keeps them), so fsync buys nothing here but time. */
+const unsyncedFs: JournalFs = { ...nodeJournalFs, fsyncSync: () => undefined };
+
+/** An engine on `v` in a new process, with the live transports, readers and a recording journal in `dir`. */
+export function engineOn(v: EngineVenue, dir: string, options: EngineOptions = {}): EngineSetup {
+  const seed = options.seed ?? 11;
+  const process = new EngineProcess({ clock: v.clock, transport: v.venue.transport, createSocket: v.venue.createSocket, journalFs: unsyncedFs });
+  const { clock } = process;
+  const random = seededRandom(seed);
+  const relay = relayFor(v, process, seed + 100, options.responseTimeoutMs);
+  const journal = recordingJournalFs(process.journalFs);
+  const context: ClientContext = { transport: process.transport, clock, random: seededRandom(seed + 200) };
+  const userData = createUserDataReader(context, { userUrl: v.network.hosts.userUrl!, owner: lower(OWNER) });
+  const second = v.markets.find((spec) => spec.address !== v.market.address)?.address;
   const params: ExecutionEngineParameters = {
-    network: resolveNetwork('sim', { venueUrl: v.url, chainId: v.chainId }),
+    network: v.network,
     signer: WALLET,
     accountId: v.accountId,
     authNonce: 0n,
     markets: v.markets,
     transport: relay.transport,
-    userData: userDataReaderFor(v.url, lower(OWNER)),
-    receipts: receiptReaderFor(v.url),
+    userData: options.userData?.(userData) ?? userData,
+    receipts: createReceiptReader(context, { rpcUrl: v.network.hosts.rpcUrl! }),
     journalDir: dir,
     engine: { maxPendingOutcomes: 48, queuePolicy: 'queue', ...options.engine },
     risk: TEST_RISK,
-    mid: (market) => (market === v.market.address ? v.mid : market === v.markets.find((spec) => spec.address !== v.market.address)?.address ? 300_000n : undefined),
-    deadlineSec: 6,
+    mid: (market) => (market === v.market.address ? v.mid : market === second ? 300_000n : undefined),
+    deadlineSec: options.deadlineSec ?? 6,
     tuning: { pollMs: 150, idlePollMs: 500, reconcileGraceMs: 2_000, eventLagMs: 300, reconcileQuietMs: 600, idWaitMs: 1_500, activeOrdersEveryMs: 2_000, outcomeWaitMs: 1_000, outcomeGiveUpMs: 10_000, ...options.tuning },
     journalFs: journal.fs,
     ...options.overrides,
   };
-  const engine = createExecutionEngine({ clock, random, ids: createIdSource({ clock, random }), logger: createLogger({ level: logLevel }) }, params);
-  return { engine, relay, journal, params };
+  const engine = createExecutionEngine({ clock, random, ids: createIdSource({ clock, random }), logger: createLogger({ level: logLevel, clock: v.clock }) }, params);
+  return { engine, relay, journal, params, process };
 }
 
 /** A buy far below the mid (rests, never fills): `price` makes it recognisable. */
@@ -269,55 +309,11 @@ export function placeIntent(market: Address, orders: readonly OrderRequest[], pu
   return { type: 'PlaceAndCancel', market, purpose, cancelSlots, orders };
 }
 
-/** Waits on real time until `predicate` holds. */
-export async function until(predicate: () => boolean | Promise<boolean>, timeoutMs = 10_000, what = 'condition'): Promise<void> {
-  const started = Date.now();
-  while (!(await predicate())) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-export interface JournalAudit {
-  readonly records: readonly JournalRecord[];
-  readonly signed: number;
-  readonly nonces: readonly bigint[];
-}
-
-/**
- * Every line the journal file ever received: each signed request resolved exactly once, nonces
- * strictly increasing (none used twice), and the reopened journal holds nothing unresolved.
- */
-export function auditJournal(lines: readonly string[], dir: string, wallet: Address = lower(WALLET)): JournalAudit & { readonly problems: readonly string[] } {
-  const problems: string[] = [];
-  const records = lines.map((line, index) => decodeJournalLine(line, { path: 'recorded', lineNumber: index + 1 }));
-  const nonces: bigint[] = [];
-  const signed = new Set<string>();
-  const resolved = new Map<string, number>();
-  for (const record of records) {
-    if (record.kind === 'signed') {
-      const nonce = BigInt(record.nonce);
-      if (nonces.length > 0 && nonce <= nonces.at(-1)!) problems.push(`nonce ${nonce} after ${nonces.at(-1)}`);
-      nonces.push(nonce);
-      if (signed.has(record.requestId)) problems.push(`request ${record.requestId} signed twice`);
-      signed.add(record.requestId);
-    } else if (record.kind === 'resolved') {
-      resolved.set(record.requestId, (resolved.get(record.requestId) ?? 0) + 1);
-    }
-  }
-  for (const id of signed) if (resolved.get(id) !== 1) problems.push(`request ${id} resolved ${resolved.get(id) ?? 0} times`);
-  if (new Set(nonces.map(String)).size !== nonces.length) problems.push('a nonce was used twice');
-  const journal = openJournal({ clock: liveClock }, { dir, network: 'sim', wallet });
-  if (journal.restored.unresolved.length > 0) problems.push(`${journal.restored.unresolved.length} unresolved after the run`);
-  journal.close();
-  return { records, signed: signed.size, nonces, problems };
-}
-
-export { journalPath };
+export { auditJournal, recordingJournalFs, tempJournalDir, type JournalAudit } from './engine-journal.ts';
 
 /** Order-created events of the account on `market`, by price (each test intent has its own prices). */
 export function createdByPrice(v: EngineVenue, market: Address): Map<bigint, number> {
-  const { events } = v.venue.server.venue.orderEvents(v.accountId, { eventType: 'order-created', marketAddress: market, limit: 100_000 } as never);
+  const { events } = v.model.orderEvents(v.accountId, { eventType: 'order-created', marketAddress: market, limit: 100_000 } as never);
   const counts = new Map<bigint, number>();
   for (const event of events) {
     if (event.eventType !== 'order-created') continue;
@@ -329,20 +325,13 @@ export function createdByPrice(v: EngineVenue, market: Address): Map<bigint, num
 
 /** The venue's resting order ids of the account on `market`. */
 export function venueOrderIds(v: EngineVenue, market: Address): bigint[] {
-  return v.venue.server.venue.openOrders(v.accountId, market).map((order) => order.id);
+  return v.model.openOrders(v.accountId, market).map((order) => order.id);
 }
 
-/** Stops whatever a test started (engine, relay, proxy, venue, temp journal), in that order. */
-export async function tearDownEngineWorld(world: {
-  readonly setup?: EngineSetup | undefined;
-  readonly v?: EngineVenue | undefined;
-  readonly tmp?: { remove(): void } | undefined;
-  readonly proxy?: { stop(): Promise<void> } | undefined;
-}): Promise<void> {
-  await world.setup?.engine.stop({ cancelAll: false, timeoutMs: 2_000 }).catch(() => undefined);
-  await world.setup?.relay.stop();
-  await world.proxy?.stop();
-  await world.v?.venue.stop();
+/** Ends whatever a test started: the engine's process dies, the venue stops, the temp journal goes. */
+export function tearDownEngineWorld(world: { readonly setup?: EngineSetup | undefined; readonly v?: EngineVenue | undefined; readonly tmp?: { remove(): void } | undefined }): void {
+  world.setup?.process.kill();
+  world.v?.venue.stop();
   world.tmp?.remove();
 }
 
