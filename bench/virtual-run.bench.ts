@@ -50,7 +50,7 @@ let last: SummaryFigures | undefined;
 export const benchmarks: readonly Benchmark[] = [
   {
     name: `virtual run: ${RUN_FILE}, ${duration} (rate = x real time)`,
-    unit: 'simulated s',
+    unit: 'simulated seconds',
     runs: 3,
     async run() {
       last = await virtualRun();
