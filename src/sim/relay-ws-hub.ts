@@ -377,7 +377,12 @@ export function createRelayWsHub(context: RelayWsHubContext, parameters: RelayWs
     },
 
     connectionCount: () => connections.size,
-    pendingOutcomeCount: () => tracked.size,
+    // Per connection, as the 64-outcome limit counts: a delayed outcome is still pending until sent.
+    pendingOutcomeCount: () => {
+      let count = 0;
+      for (const connection of connections) count += connection.pending.size;
+      return count;
+    },
     dropAll,
     closeAll(code, reason) {
       if (connections.size > 0) logger.info({ connections: connections.size, code, reason }, 'relay ws: closing every socket (fault)');

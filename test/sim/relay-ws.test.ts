@@ -239,9 +239,11 @@ describe('relay WebSocket faults', () => {
     clock.advanceBy(299);
     await socket.sync();
     expect(socket.messages.some((message) => message.type === 'outcome')).toBe(false);
+    expect(venue.server.relayWs.pendingOutcomeCount()).toBe(1);
     // … sent when it ends.
     clock.advanceBy(1);
     expect(await socket.message('outcome', 'late')).toMatchObject({ status: 'CONFIRMED', txHash: response.txHash });
+    expect(venue.server.relayWs.pendingOutcomeCount()).toBe(0);
   });
 
   it('answers UNKNOWN with the candidate hash at unknownResponseRate, and the transaction is sent', async () => {
