@@ -9,13 +9,22 @@
  * After the rates it prints what one simulated hour held: blocks, market-data polls per endpoint,
  * intents signed, fills (from the run's `--summary` JSON, which has no wall-clock figure in it).
  *
+ * The second benchmark is the venue alone over the same time: config/sim.yaml's blocks and background
+ * flow, no bot (what every virtual run and backtest pays before the bot does anything).
+ *
  * Knob (environment): BENCH_VIRTUAL_DURATION (default 1h), any duration `clobbot run` takes.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createLogger } from '../src/core/logger.ts';
+import { seededRandom } from '../src/core/random.ts';
+import { VirtualClock } from '../src/core/virtual-clock.ts';
+import { loadConfigOrThrow } from '../src/config/load-config.ts';
+import { simConfigSchema } from '../src/config/sim-config.ts';
 import { main } from '../src/cli/main.ts';
 import { parseDurationOption } from '../src/cli/commands/run.ts';
+import { createSimService } from '../src/sim/sim-service.ts';
 import type { Benchmark } from './harness.ts';
 
 const RUN_FILE = 'config/market-maker.yaml';
@@ -45,6 +54,16 @@ async function virtualRun(): Promise<SummaryFigures> {
   }
 }
 
+/** The in-process venue alone (blocks and background flow, no bot) over the duration. */
+async function venueAlone(): Promise<void> {
+  const config = await loadConfigOrThrow('config/sim.yaml', simConfigSchema, { env: {} });
+  const clock = new VirtualClock(Date.UTC(2026, 0, 1));
+  const service = createSimService({ config, clock, random: seededRandom(1), secrets: seededRandom(2), logger: createLogger({ level: 'silent' }), seed: 1 });
+  service.start();
+  clock.advanceBy(durationMs);
+  service.stop();
+}
+
 let last: SummaryFigures | undefined;
 
 export const benchmarks: readonly Benchmark[] = [
@@ -54,6 +73,15 @@ export const benchmarks: readonly Benchmark[] = [
     runs: 3,
     async run() {
       last = await virtualRun();
+      return durationMs / 1000;
+    },
+  },
+  {
+    name: `the venue alone: config/sim.yaml, ${duration}, no bot`,
+    unit: 'simulated seconds',
+    runs: 3,
+    async run() {
+      await venueAlone();
       return durationMs / 1000;
     },
   },
