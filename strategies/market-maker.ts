@@ -19,6 +19,7 @@ import {
   toSignedUnits,
   toUnits,
   z,
+  type BookLevel,
   type DesiredQuotes,
   type Intent,
   type Logger,
@@ -90,21 +91,29 @@ export function marketMakerUnits(spec: MarketSpec, params: MarketMakerParams): M
 }
 
 /**
+ * What the reference price is multiplied by for a position: 1 − ratio × skewBps / 10 000, the ratio
+ * being (position − target) / maxInventory within −1..1. A long position (above target) moves every
+ * quote down, so asks fill sooner and bids later.
+ */
+export function skewFactor(position: bigint, units: MarketMakerUnits): Decimal {
+  let ratio = new Decimal((position - units.target).toString()).div(units.maxInventory.toString());
+  if (ratio.gt(1)) ratio = new Decimal(1);
+  if (ratio.lt(-1)) ratio = new Decimal(-1);
+  return new Decimal(1).minus(ratio.times(units.params.skewBps).div(10_000));
+}
+
+/**
  * The quotes wanted for a book and a position: none without a reference price (a side of the book
  * is empty); otherwise `levels` a side around the skewed reference, never crossing the book, minus
  * the levels the inventory limit forbids.
  *
  * @example marketMakerQuotes(book, 0n, units).bids[0] // { price: 349_300n, size: 200_000n }
  */
-export function marketMakerQuotes(book: OrderBookView, position: bigint, units: MarketMakerUnits): DesiredQuotes {
-  const { spec, params, size, target, maxInventory } = units;
+export function marketMakerQuotes(book: OrderBookView, position: bigint, units: MarketMakerUnits, skew: Decimal = skewFactor(position, units)): DesiredQuotes {
+  const { spec, params, size, maxInventory } = units;
   const reference = params.priceSource === 'mid' ? book.mid() : book.microprice();
   if (reference === undefined) return { bids: [], asks: [] };
-  // Skew: a long position (above target) moves every quote down, so asks fill sooner and bids later.
-  let ratio = new Decimal((position - target).toString()).div(maxInventory.toString());
-  if (ratio.gt(1)) ratio = new Decimal(1);
-  if (ratio.lt(-1)) ratio = new Decimal(-1);
-  const center = reference.times(new Decimal(1).minus(ratio.times(params.skewBps).div(10_000)));
+  const center = reference.times(skew);
   const bestBid = book.bestBid()?.price;
   const bestAsk = book.bestAsk()?.price;
   const bids: QuoteLevel[] = [];
@@ -129,8 +138,23 @@ function quoteMarket(market: StrategyMarket, params: MarketMakerParams, log: Log
     threshold: { bps: params.requoteThresholdBps, sizeBps: SIZE_TOLERANCE_BPS },
     purpose: 'quotes',
   });
+  // The quotes depend only on the top of the book (its prices, and its sizes for the microprice) and
+  // the position, which most new books and states leave as they were: keep the last ones for those.
+  const withSizes = params.priceSource !== 'mid';
+  let last: { bid: BookLevel | undefined; ask: BookLevel | undefined; position: bigint; skew: Decimal; quotes: DesiredQuotes } | undefined;
+  const sameLevel = (a: BookLevel | undefined, b: BookLevel | undefined) => (a === undefined || b === undefined ? a === b : a.price === b.price && (!withSizes || a.size === b.size));
+  const desired = (book: OrderBookView, position: bigint): DesiredQuotes => {
+    const bid = book.bestBid();
+    const ask = book.bestAsk();
+    if (last === undefined || last.position !== position || !sameLevel(last.bid, bid) || !sameLevel(last.ask, ask)) {
+      // The skew changes only with the position (fills), far less often than the book.
+      const skew = last !== undefined && last.position === position ? last.skew : skewFactor(position, units);
+      last = { bid, ask, position, skew, quotes: marketMakerQuotes(book, position, units, skew) };
+    }
+    return last.quotes;
+  };
   return combineLatest([market.feed.book$, market.state$]).pipe(
-    map(([book, state]) => quotes.update(state, marketMakerQuotes(book, state.position, units))),
+    map(([book, state]) => quotes.update(state, desired(book, state.position))),
     filter((intent): intent is NonNullable<typeof intent> => intent !== undefined),
     tap((intent) => log.debug({ market: market.spec.symbol, type: intent.type }, 'requote')),
   );

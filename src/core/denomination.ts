@@ -11,9 +11,38 @@ export const FIXED18 = 10n ** 18n;
 
 type Integerish = bigint | string;
 
+/**
+ * Recent results per divisor. Order events repeat the same few sizes, prices and amounts, and a
+ * Decimal is immutable, so one instance serves every equal conversion (parsing and dividing is most
+ * of the cost). Each map is emptied when it reaches `CACHED_PER_DIVISOR` entries; the divisors (a
+ * handful of precisions) are searched in a short list.
+ */
+const CACHED_PER_DIVISOR = 4096;
+const CACHED_DIVISORS = 16;
+const recent: { readonly divisor: bigint; readonly byValue: Map<string, Decimal> }[] = [];
+
 function scaled(value: Integerish, divisor: bigint, name: string): Decimal {
   assertPositiveUnit(divisor, name);
-  return new Decimal(value.toString()).div(divisor.toString());
+  const text = value.toString();
+  let byValue: Map<string, Decimal> | undefined;
+  for (const entry of recent) {
+    if (entry.divisor === divisor) {
+      byValue = entry.byValue;
+      break;
+    }
+  }
+  if (byValue === undefined) {
+    if (recent.length >= CACHED_DIVISORS) recent.length = 0;
+    byValue = new Map();
+    recent.push({ divisor, byValue });
+  }
+  let result = byValue.get(text);
+  if (result === undefined) {
+    result = new Decimal(text).div(divisor.toString());
+    if (byValue.size >= CACHED_PER_DIVISOR) byValue.clear();
+    byValue.set(text, result);
+  }
+  return result;
 }
 
 /** Rule 1: size, orderSize, filledSize, remainingSize, updatedSize are size-precision units. */

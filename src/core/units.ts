@@ -76,23 +76,38 @@ export function toUnits(value: DecimalInput, precision: bigint, rounding: Roundi
   return divideRounded(digits * precision, scale, rounding, 'amount');
 }
 
+/** Decimals of each precision seen (-1: not a power of ten), checked once. */
+const precisionDecimals = new Map<bigint, number>();
+
 /**
  * Integer units -> human decimal string (exact, no exponent, no trailing zeros).
  *
  * @example fromUnits(1234n, 1000n) // '1.234'
  */
 export function fromUnits(units: bigint, precision: bigint): string {
-  assertPositiveUnit(precision, 'precision');
-  const text = precision.toString();
-  if (!/^10*$/.test(text)) return new Decimal(units.toString()).div(text).toFixed();
-  // A power of ten (every market precision): place the point in the digits, no division.
-  const decimals = text.length - 1;
-  const sign = units < 0n ? '-' : '';
-  const digits = (units < 0n ? -units : units).toString();
+  let decimals = precisionDecimals.get(precision);
+  if (decimals === undefined) {
+    assertPositiveUnit(precision, 'precision');
+    const text = precision.toString();
+    decimals = /^10*$/.test(text) ? text.length - 1 : -1;
+    if (precisionDecimals.size >= 64) precisionDecimals.clear();
+    precisionDecimals.set(precision, decimals);
+  }
+  return decimals < 0 ? new Decimal(units.toString()).div(precision.toString()).toFixed() : placePoint(units, decimals);
+}
+
+/** `units / 10^decimals` as a plain decimal: the point placed in the digits, no division. */
+function placePoint(units: bigint, decimals: number): string {
+  const negative = units < 0n;
+  const digits = (negative ? -units : units).toString();
+  const sign = negative ? '-' : '';
   if (decimals === 0) return sign + digits;
-  const padded = digits.padStart(decimals + 1, '0');
-  const fraction = padded.slice(-decimals).replace(/0+$/, '');
-  return sign + padded.slice(0, -decimals) + (fraction === '' ? '' : `.${fraction}`);
+  const point = digits.length - decimals;
+  // The fraction without its trailing zeros.
+  let end = digits.length;
+  while (end > point && end > 0 && digits.charCodeAt(end - 1) === 48) end--;
+  if (point > 0) return sign + (end > point ? `${digits.slice(0, point)}.${digits.slice(point, end)}` : digits.slice(0, point));
+  return end > 0 ? `${sign}0.${'0'.repeat(-point)}${digits.slice(0, end)}` : `${sign}0`;
 }
 
 export interface PriceGrid {

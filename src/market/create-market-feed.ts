@@ -123,10 +123,12 @@ export function createMarketFeed(source: MarketDataSource, plan: MarketFeedPlan,
 
   const bbo$ = book$.pipe(map(bboOf), distinctUntilChanged(sameBbo), shareLatest());
 
+  // Compared as bid + ask (twice the mid, exact): a Decimal only for a mid that changed.
   const mid$ = bbo$.pipe(
-    map((bbo) => bboMid(bbo)),
-    filter((mid): mid is Decimal => mid !== undefined),
-    distinctUntilChanged((a, b) => a.eq(b)),
+    map((bbo) => bboPriceSum(bbo)),
+    filter((sum): sum is bigint => sum !== undefined),
+    distinctUntilChanged(),
+    map((sum) => new Decimal(sum.toString()).div(2)),
     shareLatest(),
   );
 
@@ -170,8 +172,7 @@ export function createMarketFeed(source: MarketDataSource, plan: MarketFeedPlan,
   return { book$, bbo$, mid$, trades$, ticker$, klines$, health$: board.health$, plan: resolved, weight };
 }
 
-/** (bid + ask) / 2 in price units, as `OrderBook.mid()`. */
-function bboMid(bbo: Bbo): Decimal | undefined {
-  if (!bbo.bid || !bbo.ask) return undefined;
-  return new Decimal((bbo.bid.price + bbo.ask.price).toString()).div(2);
+/** bid + ask in price units: twice the mid of `OrderBook.mid()`. */
+function bboPriceSum(bbo: Bbo): bigint | undefined {
+  return bbo.bid && bbo.ask ? bbo.bid.price + bbo.ask.price : undefined;
 }

@@ -222,6 +222,8 @@ class DepthBodyParser {
     if (!Number.isNaN(this.ws())) this.invalidJson('unexpected data after the JSON value');
     if (bids === undefined) this.mismatch('$.bids', 'is missing');
     if (asks === undefined) this.mismatch('$.asks', 'is missing');
+    const usual = usualLastUpdateId(envelope);
+    if (usual !== undefined) return OrderBook.adoptWireOrder(market, usual, bids, asks);
     const checked = envelopeSchema.safeParse(envelope);
     if (!checked.success) {
       const issue = checked.error.issues[0];
@@ -232,6 +234,21 @@ class DepthBodyParser {
     }
     return OrderBook.adoptWireOrder(market, checked.data.lastUpdateId, bids, asks);
   }
+}
+
+/**
+ * `lastUpdateId` of an envelope of the usual shape, which `envelopeSchema` accepts as it is: only
+ * `lastUpdateId`, `E` and `T`, each an integer count (`z.int().min(0)`). Undefined for anything
+ * else, which zod then checks (and names the problem of).
+ */
+function usualLastUpdateId(envelope: Record<string, unknown>): number | undefined {
+  let lastUpdateId: number | undefined;
+  for (const key in envelope) {
+    const value = envelope[key];
+    if ((key !== 'lastUpdateId' && key !== 'E' && key !== 'T') || typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) return undefined;
+    if (key === 'lastUpdateId') lastUpdateId = value;
+  }
+  return lastUpdateId;
 }
 
 /**

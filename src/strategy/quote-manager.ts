@@ -155,22 +155,22 @@ function resolveOptions(options: PlanQuotesOptions): ResolvedOptions {
 
 function checkLevels(desired: DesiredQuotes, options: ResolvedOptions): void {
   const { market } = options;
-  for (const [sideName, levels] of [
-    ['bids', desired.bids],
-    ['asks', desired.asks],
-  ] as const) {
-    levels.forEach((level, index) => {
-      const where = `${sideName}[${index}]`;
-      if (typeof level.price !== 'bigint' || typeof level.size !== 'bigint') invalid(`${where}: price and size must be bigint units`);
-      if (level.price < 1n || level.price > MAX_PRICE_UNITS) invalid(`${where}: price ${level.price} is outside 1..${MAX_PRICE_UNITS}`, { price: level.price.toString() });
-      if (level.price % market.tickSize !== 0n) invalid(`${where}: price ${level.price} is not a multiple of the tick ${market.tickSize}`, { price: level.price.toString() });
-      if (level.size < market.minSize || level.size > market.maxSize) {
-        invalid(`${where}: size ${level.size} is outside ${market.minSize}..${market.maxSize}`, { size: level.size.toString() });
-      }
-    });
-  }
+  checkSide('bids', desired.bids, market);
+  checkSide('asks', desired.asks, market);
   const count = desired.bids.length + desired.asks.length;
   if (count > options.owned.length) invalid(`${count} quotes need more than the ${options.owned.length} slots the manager may use`, { quotes: count });
+}
+
+function checkSide(sideName: 'bids' | 'asks', levels: readonly QuoteLevel[], market: QuoteMarket): void {
+  for (let index = 0; index < levels.length; index++) {
+    const level = levels[index]!;
+    if (typeof level.price !== 'bigint' || typeof level.size !== 'bigint') invalid(`${sideName}[${index}]: price and size must be bigint units`);
+    if (level.price < 1n || level.price > MAX_PRICE_UNITS) invalid(`${sideName}[${index}]: price ${level.price} is outside 1..${MAX_PRICE_UNITS}`, { price: level.price.toString() });
+    if (level.price % market.tickSize !== 0n) invalid(`${sideName}[${index}]: price ${level.price} is not a multiple of the tick ${market.tickSize}`, { price: level.price.toString() });
+    if (level.size < market.minSize || level.size > market.maxSize) {
+      invalid(`${sideName}[${index}]: size ${level.size} is outside ${market.minSize}..${market.maxSize}`, { size: level.size.toString() });
+    }
+  }
 }
 
 const abs = (value: bigint) => (value < 0n ? -value : value);
@@ -198,34 +198,55 @@ interface Resting {
  * resting order, the index of its level or -1.
  */
 function matchSide(levels: readonly QuoteLevel[], resting: readonly Resting[], options: ResolvedOptions): number[] {
-  const candidates = levels.map((level) =>
-    resting
-      .map((entry, index) => ({ index, gap: abs(entry.order.price - level.price), slot: entry.slot }))
-      .filter(({ index }) => compatible(resting[index]!.order, level, options))
-      .sort((a, b) => (a.gap === b.gap ? a.slot - b.slot : a.gap < b.gap ? -1 : 1))
-      .map(({ index }) => index),
-  );
   const levelOfResting = new Array<number>(resting.length).fill(-1);
-  const augment = (level: number, visited: boolean[]): boolean => {
-    for (const index of candidates[level]!) {
-      if (visited[index]) continue;
-      visited[index] = true;
-      const holder = levelOfResting[index]!;
-      if (holder === -1 || augment(holder, visited)) {
-        levelOfResting[index] = level;
-        return true;
-      }
+  if (resting.length === 0) return levelOfResting;
+  const candidates: number[][] = [];
+  for (const level of levels) {
+    const fits: { index: number; gap: bigint; slot: number }[] = [];
+    for (let index = 0; index < resting.length; index++) {
+      const entry = resting[index]!;
+      if (compatible(entry.order, level, options)) fits.push({ index, gap: abs(entry.order.price - level.price), slot: entry.slot });
     }
-    return false;
-  };
-  for (let level = 0; level < levels.length; level++) augment(level, new Array<boolean>(resting.length).fill(false));
+    fits.sort((a, b) => (a.gap === b.gap ? a.slot - b.slot : a.gap < b.gap ? -1 : 1));
+    candidates.push(fits.map((fit) => fit.index));
+  }
+  for (let level = 0; level < levels.length; level++) augment(candidates, levelOfResting, level, new Array<boolean>(resting.length).fill(false));
   return levelOfResting;
+}
+
+/** One augmenting-path step of `matchSide`: finds `level` an order, moving other levels along if need be. */
+function augment(candidates: readonly (readonly number[])[], levelOfResting: number[], level: number, visited: boolean[]): boolean {
+  for (const index of candidates[level]!) {
+    if (visited[index]) continue;
+    visited[index] = true;
+    const holder = levelOfResting[index]!;
+    if (holder === -1 || augment(candidates, levelOfResting, holder, visited)) {
+      levelOfResting[index] = level;
+      return true;
+    }
+  }
+  return false;
+}
+
+/** Matches one side: kept slots to `kept`, the other orders' slots to `spareSlots`, unmatched levels to `spareLevels`. */
+function sortOutSide(levels: readonly QuoteLevel[], resting: readonly Resting[], options: ResolvedOptions, kept: number[], spareSlots: number[], spareLevels: QuoteLevel[]): void {
+  const levelOfResting = matchSide(levels, resting, options);
+  const matched = new Array<boolean>(levels.length).fill(false);
+  for (let index = 0; index < resting.length; index++) {
+    const level = levelOfResting[index]!;
+    if (level === -1) spareSlots.push(resting[index]!.slot);
+    else {
+      kept.push(resting[index]!.slot);
+      matched[level] = true;
+    }
+  }
+  for (let index = 0; index < levels.length; index++) if (!matched[index]) spareLevels.push(levels[index]!);
 }
 
 const NO_CHANGES = { kept: [] as number[], cancelled: [] as number[], placed: [] as PlannedOrder[] };
 
-function planWith(state: QuoteSlotsState, desired: DesiredQuotes, options: ResolvedOptions): QuotePlan {
-  checkLevels(desired, options);
+function planWith(state: QuoteSlotsState, desired: DesiredQuotes, options: ResolvedOptions, levelsChecked = false): QuotePlan {
+  if (!levelsChecked) checkLevels(desired, options);
   const restingBySide: Record<OrderSide, Resting[]> = { BUY: [], SELL: [] };
   let unsettled = false;
   for (const slot of options.owned) {
@@ -239,24 +260,8 @@ function planWith(state: QuoteSlotsState, desired: DesiredQuotes, options: Resol
   const kept: number[] = [];
   const spareResting: Record<OrderSide, number[]> = { BUY: [], SELL: [] };
   const spareLevels: Record<OrderSide, QuoteLevel[]> = { BUY: [], SELL: [] };
-  for (const [side, levels] of [
-    ['BUY', desired.bids],
-    ['SELL', desired.asks],
-  ] as const) {
-    const resting = restingBySide[side];
-    const levelOfResting = matchSide(levels, resting, options);
-    const matched = new Set<number>();
-    levelOfResting.forEach((level, index) => {
-      if (level === -1) spareResting[side].push(resting[index]!.slot);
-      else {
-        kept.push(resting[index]!.slot);
-        matched.add(level);
-      }
-    });
-    levels.forEach((level, index) => {
-      if (!matched.has(index)) spareLevels[side].push(level);
-    });
-  }
+  sortOutSide(desired.bids, restingBySide.BUY, options, kept, spareResting.BUY, spareLevels.BUY);
+  sortOutSide(desired.asks, restingBySide.SELL, options, kept, spareResting.SELL, spareLevels.SELL);
   kept.sort((a, b) => a - b);
   const cancelled = [...spareResting.BUY, ...spareResting.SELL].sort((a, b) => a - b);
   if (cancelled.length === 0 && spareLevels.BUY.length === 0 && spareLevels.SELL.length === 0) {
@@ -376,21 +381,71 @@ export interface QuoteManager {
 export function createQuoteManager(options: PlanQuotesOptions): QuoteManager {
   const resolved = resolveOptions(options);
   let lastState: QuoteSlotsState | undefined;
-  let lastKey: string | undefined;
+  let lastIntent: ReplaceSlots | PlaceAndCancel | undefined;
+  // The last planned call's state and levels: the same again plans the same, so it sends nothing (its
+  // intent, if any, went out then or was a repeat then). Strategies re-plan on every book.
+  let calledState: QuoteSlotsState | undefined;
+  const calledLevels: (number | bigint)[] = [];
   return {
     plan: (state, desired) => planWith(state, desired, resolved),
     update(state, desired) {
-      const plan = planWith(state, desired, resolved);
+      const sameDesired = sameLevels(calledLevels, desired);
+      if (state === calledState && sameDesired) return undefined;
+      // Levels equal to the last planned ones passed the checks then.
+      const plan = planWith(state, desired, resolved, sameDesired);
+      calledState = state;
+      if (!sameDesired) rememberLevels(calledLevels, desired);
       if (plan.intent === undefined) return undefined;
-      const key = intentKey(plan.intent);
-      if (state === lastState && key === lastKey) return undefined;
+      if (state === lastState && lastIntent !== undefined && sameIntent(plan.intent, lastIntent)) return undefined;
       lastState = state;
-      lastKey = key;
+      lastIntent = plan.intent;
       return plan.intent;
     },
   };
 }
 
-function intentKey(intent: ReplaceSlots | PlaceAndCancel): string {
-  return JSON.stringify(intent, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value));
+/** `levels` holds the bids' count, then each bid's price and size, then the asks' likewise. */
+function sameLevels(levels: readonly (number | bigint)[], desired: DesiredQuotes): boolean {
+  let i = 0;
+  for (const side of [desired.bids, desired.asks]) {
+    if (levels[i++] !== side.length) return false;
+    for (const level of side) if (levels[i++] !== level.price || levels[i++] !== level.size) return false;
+  }
+  return i === levels.length;
+}
+
+function rememberLevels(levels: (number | bigint)[], desired: DesiredQuotes): void {
+  levels.length = 0;
+  for (const side of [desired.bids, desired.asks]) {
+    levels.push(side.length);
+    for (const level of side) levels.push(level.price, level.size);
+  }
+}
+
+/** Field by field: the same intent (the plan builds both, so the same fields). */
+function sameIntent(a: ReplaceSlots | PlaceAndCancel, b: ReplaceSlots | PlaceAndCancel): boolean {
+  if (a.purpose !== b.purpose || a.market !== b.market) return false;
+  if (a.type === 'ReplaceSlots' || b.type === 'ReplaceSlots') {
+    if (a.type !== 'ReplaceSlots' || b.type !== 'ReplaceSlots' || a.ops.length !== b.ops.length) return false;
+    return a.ops.every((op, i) => samePackedOp(op, b.ops[i]!));
+  }
+  if (a.cancelSlots.length !== b.cancelSlots.length || a.orders.length !== b.orders.length) return false;
+  if (!a.cancelSlots.every((slot, i) => slot === b.cancelSlots[i])) return false;
+  return a.orders.every((order, i) => {
+    const other = b.orders[i]!;
+    return (
+      order.side === other.side &&
+      order.price === other.price &&
+      order.size === other.size &&
+      order.tif === other.tif &&
+      order.executionInstruction === other.executionInstruction &&
+      order.minSizeAfterBlock === other.minSizeAfterBlock
+    );
+  });
+}
+
+function samePackedOp(a: PackedOp, b: PackedOp): boolean {
+  if (a.slotIdx !== b.slotIdx || a.kind !== b.kind) return false;
+  if (a.kind === 'cancel' || b.kind === 'cancel') return true;
+  return a.side === b.side && a.postOnly === b.postOnly && a.price === b.price && a.size === b.size && a.minSizeAfterBlock === b.minSizeAfterBlock;
 }

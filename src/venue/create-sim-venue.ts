@@ -53,21 +53,62 @@ function blockInfo(header: BlockHeader): BlockInfo {
   return { number: header.number, hash: header.hash, timestamp: header.timestamp, transactions: header.transactions };
 }
 
-/** Human-readable levels of a block's book, formatted once and shared by every depth read of that block. */
-const formattedBooks = new WeakMap<DepthSnapshot, { bids: [string, string][]; asks: [string, string][] }>();
+/** The levels of one side of a block's book as formatted so far (best first). */
+interface FormattedSide {
+  readonly levels: readonly (readonly [bigint, bigint])[];
+  readonly done: [string, string][];
+  /** The side formatted before this one, whose unchanged levels this one reuses, and where in it the next level is sought. */
+  previous: FormattedSide | undefined;
+  cursor: number;
+}
 
-function formattedLevels(book: DepthSnapshot, side: 'bids' | 'asks', market: MarketSpec, limit: number): [string, string][] {
+/** Human-readable levels of a block's book, formatted once and shared by every depth read of that block. */
+const formattedBooks = new WeakMap<DepthSnapshot, { bids: FormattedSide; asks: FormattedSide }>();
+/** The side of each market formatted last: the next block's book repeats most of its levels, whose strings it reuses. */
+const latestFormatted = new Map<string, FormattedSide>();
+
+/** A side of a new block's book to format, following the side formatted last. */
+function startSide(book: DepthSnapshot, side: 'bids' | 'asks', market: MarketSpec): FormattedSide {
+  // The precisions too: they make the strings (venues of tests may share an address).
+  const key = `${market.address}:${market.pricePrecision}:${market.sizePrecision}:${side}`;
+  const previous = latestFormatted.get(key);
+  // Only one side back: a chain of older sides would stay alive.
+  if (previous !== undefined) previous.previous = undefined;
+  const fresh: FormattedSide = { levels: book[side], done: [], previous, cursor: 0 };
+  latestFormatted.set(key, fresh);
+  return fresh;
+}
+
+/** Exported for its test. */
+export function formattedLevels(book: DepthSnapshot, side: 'bids' | 'asks', market: MarketSpec, limit: number): [string, string][] {
   let formatted = formattedBooks.get(book);
   if (formatted === undefined) {
-    formatted = { bids: [], asks: [] };
+    formatted = { bids: startSide(book, 'bids', market), asks: startSide(book, 'asks', market) };
     formattedBooks.set(book, formatted);
   }
-  const levels = book[side];
-  const done = formatted[side];
+  const state = formatted[side];
+  const { levels, done } = state;
+  const isBid = side === 'bids';
   for (let i = done.length; i < Math.min(limit, levels.length); i++) {
-    const [price, size] = levels[i]!;
-    done.push([fromUnits(price, market.pricePrecision), fromUnits(size, market.sizePrecision)]);
+    const level = levels[i]!;
+    const price = level[0];
+    const size = level[1];
+    // Both sides are in wire order: walk the previous one to this price.
+    const previous = state.previous;
+    let reused: [string, string] | undefined;
+    if (previous !== undefined) {
+      const before = previous.levels;
+      let cursor = state.cursor;
+      while (cursor < previous.done.length && (isBid ? before[cursor]![0] > price : before[cursor]![0] < price)) cursor++;
+      state.cursor = cursor;
+      if (cursor < previous.done.length && before[cursor]![0] === price) {
+        const old = previous.done[cursor]!;
+        reused = before[cursor]![1] === size ? old : [old[0], fromUnits(size, market.sizePrecision)];
+      }
+    }
+    done.push(reused ?? [fromUnits(price, market.pricePrecision), fromUnits(size, market.sizePrecision)]);
   }
+  if (done.length === levels.length) state.previous = undefined;
   return done.slice(0, limit);
 }
 

@@ -119,6 +119,13 @@ describe('fromUnits', () => {
         expect(fromUnits(units, precision)).toBe(new Decimal(units.toString()).div(precision.toString()).toFixed());
       }),
     );
+    fc.assert(
+      fc.property(fc.bigInt({ min: -10_000n, max: 10_000n }), fc.integer({ min: 0, max: 6 }), precisions, (units, zeros, precision) => {
+        const value = units * 10n ** BigInt(zeros);
+        expect(fromUnits(value, precision)).toBe(new Decimal(value.toString()).div(precision.toString()).toFixed());
+      }),
+    );
+    for (let i = 0; i < 2; i++) expect(() => fromUnits(1n, 0n)).toThrowError(expect.objectContaining({ code: 'UNITS_PRECISION_INVALID' }));
     expect(fromUnits(-5n, 100n)).toBe('-0.05');
     expect(fromUnits(0n, 1000n)).toBe('0');
     expect(fromUnits(123_000n, 1000n)).toBe('123');

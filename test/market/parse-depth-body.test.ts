@@ -1,4 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { depthSchema } from '../../src/protocol/market-data.ts';
 import { OrderBook } from '../../src/market/order-book-model.ts';
 import { parseDepthBody } from '../../src/market/parse-depth-body.ts';
 import { BTCUSDT, snapshotBody } from './support/capture.ts';
@@ -73,5 +75,28 @@ describe('parseDepthBody', () => {
   it('treats a __proto__ field as data', () => {
     const book = parseDepthBody('{"__proto__":{"lastUpdateId":5},"lastUpdateId":1,"bids":[],"asks":[]}', market);
     expect(book.lastUpdateId).toBe(1);
+  });
+
+  it('takes from the envelope exactly what depthSchema takes (lastUpdateId, E, T, other fields), with or without its fast check', () => {
+    const numbers = fc.oneof(fc.nat(), fc.constantFrom(-1, 0, 1.5, 2 ** 53, 2 ** 53 - 1, 1e300, -0), fc.integer({ min: -5, max: 5 }));
+    const values = fc.oneof(numbers, fc.constantFrom('1', null, true, [], {}));
+    fc.assert(
+      fc.property(
+        fc.record({ lastUpdateId: values, E: values, T: values, other: values }, { requiredKeys: [] }),
+        fc.constantFrom('lastUpdateId', 'E', 'T', 'other'),
+        (fields, rename) => {
+          const envelope: Record<string, unknown> = { ...fields };
+          if (rename in envelope && rename !== 'other') {
+            envelope[`${rename}x`] = envelope[rename];
+            delete envelope[rename];
+          }
+          const body = JSON.stringify({ ...envelope, bids: [['1', '1']], asks: [] });
+          const expected = depthSchema.safeParse(JSON.parse(body));
+          if (expected.success) expect(parseDepthBody(body, market).lastUpdateId).toBe(expected.data.lastUpdateId);
+          else expect(code(body)).toBe('PROTOCOL_SCHEMA_MISMATCH');
+        },
+      ),
+      { numRuns: 1_000 },
+    );
   });
 });

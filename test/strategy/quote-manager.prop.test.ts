@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAKER_SLOTS, planQuotes, type DesiredQuotes, type OrderSide, type OwnMarketState, type OwnOrder, type PlanQuotesOptions, type QuoteLevel } from 'clobbot';
+import { MAKER_SLOTS, createQuoteManager, planQuotes, type DesiredQuotes, type OrderSide, type OwnMarketState, type OwnOrder, type PlanQuotesOptions, type QuoteLevel } from 'clobbot';
 
 const RUNS = { numRuns: 400 } as const;
 const MARKET = '0x00000000000000000000000000000000000000b1' as const;
@@ -221,6 +221,54 @@ describe('planQuotes (batch)', () => {
           expect(plan.intent.cancelSlots.length).toBeLessThanOrEqual(changed.length);
           expect(plan.intent.orders.length).toBeLessThanOrEqual(changed.length);
           expect(plan.intent.orders.every((order) => order.tif === 'GTC' && order.executionInstruction === 'POST_ONLY')).toBe(true);
+        },
+      ),
+      RUNS,
+    );
+  });
+});
+
+describe('createQuoteManager().update', () => {
+  /** update as first written: plan, and drop the intent only when it repeats the last one sent for the same state object. */
+  function referenceManager(options: PlanQuotesOptions) {
+    let lastState: unknown;
+    let lastKey: string | undefined;
+    return (state: Pick<OwnMarketState, 'slots' | 'pendingRequests'>, desired: DesiredQuotes) => {
+      const { intent } = planQuotes(state, desired, options);
+      if (intent === undefined) return undefined;
+      const key = JSON.stringify(intent, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value));
+      if (state === lastState && key === lastKey) return undefined;
+      lastState = state;
+      lastKey = key;
+      return intent;
+    };
+  }
+
+  it('sends what the first definition sends, over calls that repeat states and levels (equal copies and the same objects)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(caseArbitrary, { minLength: 1, maxLength: 3 }),
+        fc.array(fc.record({ caseIndex: fc.nat(), stateIndex: fc.nat(), copy: fc.boolean() }), { minLength: 1, maxLength: 12 }),
+        fc.constantFrom<'packed' | 'batch'>('packed', 'batch'),
+        (cases, calls, mode) => {
+          // One market for all: the options of the first case; every case's levels fit it or throw alike.
+          const options = optionsOf(cases[0]!, mode);
+          const manager = createQuoteManager(options);
+          const reference = referenceManager(options);
+          const states = cases.flatMap((c) => [stateOf(c.slots), stateOf(c.slots, 1)]);
+          for (const call of calls) {
+            const c = cases[call.caseIndex % cases.length]!;
+            const state = states[call.stateIndex % states.length]!;
+            const desired = call.copy ? { bids: c.desired.bids.map((l) => ({ ...l })), asks: c.desired.asks.map((l) => ({ ...l })) } : c.desired;
+            const outcome = (run: () => unknown) => {
+              try {
+                return { intent: run() };
+              } catch (error) {
+                return { error: (error as { code?: string }).code };
+              }
+            };
+            expect(outcome(() => manager.update(state, desired))).toEqual(outcome(() => reference(state, desired)));
+          }
         },
       ),
       RUNS,

@@ -3,24 +3,7 @@
  * ends the stream: it is emitted as an event, and the next attempt backs off exponentially (with a
  * cap) before the cadence returns to `everyMs` after a success.
  */
-import {
-  catchError,
-  concatMap,
-  defer,
-  expand,
-  finalize,
-  from,
-  map,
-  of,
-  take,
-  tap,
-  throwIfEmpty,
-  timeout,
-  timer,
-  type Observable,
-  type ObservableInput,
-  type SchedulerLike,
-} from 'rxjs';
+import { EmptyError, from, Observable, take, TimeoutError, type ObservableInput, type SchedulerLike, type Subscriber, type Subscription } from 'rxjs';
 import type { RandomSource } from '../../core/random.ts';
 
 export interface BackoffParameters {
@@ -88,42 +71,125 @@ export function backoffDelay(failures: number, params: { readonly everyMs: numbe
  *   .subscribe((event) => event.kind === 'value' && show(event.value));
  */
 export function poll<T>(fetch: (signal: AbortSignal) => ObservableInput<T>, params: PollParameters): Observable<PollEvent<T>> {
-  const { everyMs, scheduler, timeoutMs = DEFAULT_POLL_TIMEOUT_MS, jitter } = params;
-  const retryDelay = (failures: number) => {
-    const base = backoffDelay(failures, { everyMs, ...params.backoff });
+  return new Observable<PollEvent<T>>((subscriber) => {
+    const polling = new Polling(fetch, params, subscriber);
+    polling.attempt(0);
+    return () => polling.drop();
+  });
+}
+
+/**
+ * One subscription of `poll`, written out rather than composed of defer, take, timeout,
+ * throwIfEmpty, finalize, catchError, expand and timer (a poll is the feed's hottest loop), with
+ * their order of effects: an answer cancels the timeout, is emitted, then the next call is
+ * scheduled; a failure (an error, no value, a timeout, a throwing fetch) draws its retry wait, drops
+ * the call (aborting it unless it settled), is emitted, then the retry is scheduled. Classes, not
+ * closures: under tsx a closure made per call is also named per call.
+ */
+class Polling<T> {
+  /** The answer of the call in flight. */
+  call: Subscription | undefined;
+  /** The call's timeout, or the wait before the next call. */
+  timer: Subscription | undefined;
+  /** The call in flight until it settles (answers or fails by itself): aborted when dropped. */
+  unsettled: AbortController | undefined;
+  readonly timeoutMs: number;
+
+  constructor(
+    readonly fetch: (signal: AbortSignal) => ObservableInput<T>,
+    readonly params: PollParameters,
+    readonly subscriber: Subscriber<PollEvent<T>>,
+  ) {
+    this.timeoutMs = params.timeoutMs ?? DEFAULT_POLL_TIMEOUT_MS;
+  }
+
+  attempt(failures: number): void {
+    this.timer = undefined;
+    const controller = new AbortController();
+    let answer: Observable<T>;
+    try {
+      answer = from(this.fetch(controller.signal)).pipe(take(1));
+    } catch (error) {
+      this.failed(error, failures);
+      return;
+    }
+    this.unsettled = controller;
+    const observer = new AnswerObserver(this, failures);
+    const subscription = answer.subscribe(observer);
+    if (observer.done) return;
+    this.call = subscription;
+    if (Number.isFinite(this.timeoutMs)) {
+      this.timer = this.params.scheduler.schedule(() => {
+        this.timer = undefined;
+        this.call?.unsubscribe();
+        this.call = undefined;
+        this.failed(new TimeoutError({ meta: null, lastValue: null, seen: 0 }), failures);
+      }, this.timeoutMs);
+    }
+  }
+
+  answered(value: T): void {
+    this.unsettled = undefined;
+    this.timer?.unsubscribe();
+    this.timer = undefined;
+    this.subscriber.next({ kind: 'value', value, at: this.params.scheduler.now() });
+    this.after(this.params.everyMs, 0);
+  }
+
+  failed(error: unknown, failures: number): void {
+    const count = failures + 1;
+    const event: PollFailure = { kind: 'error', error, at: this.params.scheduler.now(), failures: count, retryInMs: this.retryDelay(count) };
+    this.drop();
+    this.subscriber.next(event);
+    this.after(event.retryInMs, count);
+  }
+
+  /** Cancels the timeout or the wait, and aborts the call in flight unless it settled. */
+  drop(): void {
+    this.timer?.unsubscribe();
+    this.timer = undefined;
+    this.call?.unsubscribe();
+    this.call = undefined;
+    const controller = this.unsettled;
+    this.unsettled = undefined;
+    controller?.abort();
+  }
+
+  after(delayMs: number, failures: number): void {
+    if (!this.subscriber.closed) this.timer = this.params.scheduler.schedule(() => this.attempt(failures), delayMs);
+  }
+
+  retryDelay(failures: number): number {
+    const { everyMs, jitter } = this.params;
+    const base = backoffDelay(failures, { everyMs, ...this.params.backoff });
     return jitter ? base + Math.floor(base * jitter.ratio * jitter.random.next()) : base;
-  };
+  }
+}
 
-  const attempt = (failures: number): Observable<PollEvent<T>> =>
-    defer(() => {
-      const controller = new AbortController();
-      let settled = false;
-      // Settled: the call answered or failed by itself; otherwise (timeout, unsubscribe) it is aborted.
-      const answer = from(fetch(controller.signal)).pipe(
-        take(1),
-        tap({ next: () => (settled = true), error: () => (settled = true), complete: () => (settled = true) }),
-      );
-      return (Number.isFinite(timeoutMs) ? answer.pipe(timeout({ first: timeoutMs, scheduler })) : answer).pipe(
-        throwIfEmpty(),
-        finalize(() => {
-          if (!settled) controller.abort();
-        }),
-      );
-    }).pipe(
-      map((value): PollEvent<T> => ({ kind: 'value', value, at: scheduler.now() })),
-      catchError((error: unknown) => {
-        const count = failures + 1;
-        return of<PollEvent<T>>({ kind: 'error', error, at: scheduler.now(), failures: count, retryInMs: retryDelay(count) });
-      }),
-    );
+/** The first value, error or empty completion of one call, for its `Polling`. */
+class AnswerObserver<T> {
+  done = false;
 
-  return defer(() =>
-    attempt(0).pipe(
-      expand((event) =>
-        timer(event.kind === 'value' ? everyMs : event.retryInMs, scheduler).pipe(
-          concatMap(() => attempt(event.kind === 'value' ? 0 : event.failures)),
-        ),
-      ),
-    ),
-  );
+  constructor(
+    readonly polling: Polling<T>,
+    readonly failures: number,
+  ) {}
+
+  next(value: T): void {
+    this.done = true;
+    this.polling.answered(value);
+  }
+
+  error(error: unknown): void {
+    this.done = true;
+    this.polling.unsettled = undefined;
+    this.polling.failed(error, this.failures);
+  }
+
+  complete(): void {
+    if (this.done) return;
+    this.done = true;
+    this.polling.unsettled = undefined;
+    this.polling.failed(new EmptyError(), this.failures);
+  }
 }
