@@ -28,6 +28,7 @@ import type { Hex } from '../protocol/encoding.ts';
 import {
   decodeJournalLine,
   encodeJournalLine,
+  fastJournalRecord,
   journalRecordSchema,
   type IntentSummary,
   type JournalRecord,
@@ -474,12 +475,17 @@ export class Journal {
 
   /** The full record for `input` (next seq, clock time), validated against the schema and the rules. */
   #check(input: JournalRecordInput): JournalRecord {
-    const parsed = journalRecordSchema.safeParse({ seq: this.#state.lastSeq + 1, at: Math.max(0, Math.floor(this.#clock.now())), ...input });
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      throw invalid(`${issue.path.join('.') || '(root)'}: ${issue.message}`, input);
+    const seq = this.#state.lastSeq + 1;
+    const at = Math.max(0, Math.floor(this.#clock.now()));
+    let record = fastJournalRecord(seq, at, input);
+    if (record === undefined) {
+      const parsed = journalRecordSchema.safeParse({ seq, at, ...input });
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0]!;
+        throw invalid(`${issue.path.join('.') || '(root)'}: ${issue.message}`, input);
+      }
+      record = parsed.data;
     }
-    const record = parsed.data;
     const entries = this.#state.entries;
     switch (record.kind) {
       case 'signed':

@@ -54,7 +54,7 @@ import type { ActiveOrder, OrderEvent } from '../protocol/user-data.ts';
 import type { Intent } from '../strategy/intents.ts';
 import { amountScale, baseRaw, feeRaw, quoteRaw, type AmountScale, type MarketSpec } from '../protocol/market-spec.ts';
 import { applyFill, FLAT_POSITION, unrealizedPnl, type CostPosition } from './average-cost.ts';
-import { blankRecord, minDefined, movesSlots, replaySlots, type CancelTarget, type NewOrder, type OrderRecord, type Placement } from './slot-replay.ts';
+import { blankRecord, minDefined, movesSlots, replaySlots, type CancelTarget, type NewOrder, type OrderRecord, type Placement, type SlotReplayContext } from './slot-replay.ts';
 
 /** 1e18: fillPrice (rule 4). */
 const FIXED18 = 10n ** 18n;
@@ -259,9 +259,9 @@ interface MarketBook {
   baseFlow: bigint;
   quoteFlow: bigint;
   /** Confirmed placements not yet settled, in confirmation order. */
-  placements: Placement[];
+  readonly placements: Placement[];
   /** Those that may move this market's slots (`movesSlots`), in the same order: the replay's work. */
-  movers: Placement[];
+  readonly movers: Placement[];
   /** Unsettled placements of this market whose records may bind to order ids at the next compute (see `#bind`). */
   readonly binding: Set<Placement>;
   /** The others with unbound records, by transaction, while it holds no unbound created order: `#setCreated` moves them back. */
@@ -332,6 +332,7 @@ export class Portfolio {
   /** Fills learned since the last flush, emitted after the states. */
   #newFills: Fill[] = [];
   #confirmSeq = 0;
+  readonly #replayContexts = new Map<MarketBook, { -readonly [K in keyof SlotReplayContext]: SlotReplayContext[K] }>();
 
   constructor(context: PortfolioContext, params: PortfolioParameters) {
     this.#clock = context.clock;
@@ -647,6 +648,7 @@ export class Portfolio {
   }
 
   #placementOf(requestId: string, intent: Intent, expected: readonly bigint[] | undefined): Placement {
+    // Object.assign, not `{ ...base, more }`: that spread costs microseconds per placement.
     const base = {
       requestId,
       status: 'pending' as const,
@@ -660,13 +662,12 @@ export class Portfolio {
     switch (intent.type) {
       case 'PlaceAndCancel': {
         const book = this.#trackedMarket(intent.market, requestId);
-        return {
-          ...base,
+        return Object.assign({}, base, {
           markets: new Set([book.spec.address]),
           market: book.spec.address,
           newOrders: intent.orders.map((order) => ({ side: order.side, price: order.price, size: order.size, tif: order.tif, slot: undefined })),
           cancels: intent.cancelSlots.map((slot, i) => ({ market: book.spec.address, slot, target: this.#target(book, slot, expected?.[i]) })),
-        };
+        });
       }
       case 'ReplaceSlots': {
         const book = this.#trackedMarket(intent.market, requestId);
@@ -674,13 +675,12 @@ export class Portfolio {
         for (const op of intent.ops) {
           if (op.kind === 'place') newOrders.push({ side: op.side, price: op.price, size: op.size, tif: 'GTC', slot: op.slotIdx });
         }
-        return {
-          ...base,
+        return Object.assign({}, base, {
           markets: new Set([book.spec.address]),
           market: book.spec.address,
           newOrders,
           cancels: intent.ops.map((op, i) => ({ market: book.spec.address, slot: op.slotIdx, target: this.#target(book, op.slotIdx, expected?.[i]) })),
-        };
+        });
       }
       case 'CancelAll': {
         const books = intent.market === undefined ? [...this.#markets.values()] : [this.#trackedMarket(intent.market, requestId)];
@@ -690,12 +690,12 @@ export class Portfolio {
             if (record !== null) cancels.push({ market: book.spec.address, slot, target: record });
           });
         }
-        return { ...base, markets: new Set(books.map((book) => book.spec.address)), market: undefined, newOrders: [], cancels };
+        return Object.assign({}, base, { markets: new Set(books.map((book) => book.spec.address)), market: undefined, newOrders: [], cancels });
       }
       case 'CancelTrigger':
       case 'CreateBatchTrigger':
       case 'CreateReplaceTrigger':
-        return { ...base, markets: new Set(), market: undefined, newOrders: [], cancels: [] };
+        return Object.assign({}, base, { markets: new Set<Address>(), market: undefined, newOrders: [], cancels: [] });
     }
   }
 
@@ -708,12 +708,14 @@ export class Portfolio {
     }
     const market = placement.market;
     if (market !== undefined) {
-      placement.records = placement.newOrders.map((order, index) => ({
-        ...blankRecord(market, undefined, order),
-        tif: order.tif,
-        placement,
-        index,
-      }));
+      placement.records = placement.newOrders.map((order, index) => {
+        // Set on the blank record rather than spread over it (a slow copy of its 22 fields).
+        const record = blankRecord(market, undefined, order);
+        record.tif = order.tif;
+        record.placement = placement;
+        record.index = index;
+        return record;
+      });
       const book = this.#book(market);
       // An IOC/FOK order is never live: it joins the open set only once bound (`#absorb`), to be
       // closed and retired like the others, so unbound takers cost nothing per change.
@@ -965,8 +967,9 @@ export class Portfolio {
     return record.createdTx !== undefined || record.firstSeenAt !== undefined || record.listed || record.knownSlot !== undefined;
   }
 
-  #live(book: MarketBook, record: OrderRecord): boolean {
-    return this.#exists(record) && !this.#held(record) && !this.#terminal(book, record) && record.size > 0n;
+  /** `terminal`: `#terminal(book, record)` when the caller has it already. */
+  #live(book: MarketBook, record: OrderRecord, terminal?: boolean): boolean {
+    return this.#exists(record) && !this.#held(record) && !(terminal ?? this.#terminal(book, record)) && record.size > 0n;
   }
 
   /** When a record stopped holding its slot, outside any placement still being replayed. */
@@ -1167,41 +1170,54 @@ export class Portfolio {
     };
   }
 
+  /**
+   * The replay's view of `book`, made once (closures and an object per compute cost more than the
+   * replay's work): the book's lists (changed in place, never replaced) and readers.
+   */
+  #replayContext(book: MarketBook, inFlightSince: number): SlotReplayContext {
+    let context = this.#replayContexts.get(book);
+    if (context === undefined) {
+      context = {
+        market: book.spec.address,
+        placements: book.placements,
+        movers: book.movers,
+        slotted: book.slotted,
+        inFlightSince,
+        placementOf: (tx) => this.#txPlacement.get(tx),
+        placementTime: (placement) => this.#placementTime(placement),
+        terminal: (record) => this.#terminal(book, record),
+        live: (record) => this.#live(book, record),
+        freeTime: (record) => this.#freeTime(book, record),
+        fill: (key) => book.fills.get(key)?.fill,
+      };
+      this.#replayContexts.set(book, context);
+    }
+    context.inFlightSince = inFlightSince;
+    return context;
+  }
+
   #compute(book: MarketBook): MarketState {
     this.#bind(book);
     let inFlightSince = Number.POSITIVE_INFINITY;
     for (const request of this.#inFlight) {
       if (request.markets.has(book.spec.address)) inFlightSince = Math.min(inFlightSince, request.signedAt - this.#settleMs);
     }
-    const { table, assigned, freedIn } = replaySlots({
-      market: book.spec.address,
-      placements: book.placements,
-      movers: book.movers,
-      slotted: book.slotted,
-      inFlightSince,
-      placementOf: (tx) => this.#txPlacement.get(tx),
-      placementTime: (placement) => this.#placementTime(placement),
-      terminal: (record) => this.#terminal(book, record),
-      live: (record) => this.#live(book, record),
-      freeTime: (record) => this.#freeTime(book, record),
-      fill: (key) => book.fills.get(key)?.fill,
-    });
+    const { table, assigned, freedIn } = replaySlots(this.#replayContext(book, inFlightSince));
     book.table = table;
     const slotOf = new Map<OrderRecord, number>();
-    table.forEach((record, slot) => {
-      if (record) slotOf.set(record, slot);
-    });
+    for (let slot = 0; slot < table.length; slot++) if (table[slot]) slotOf.set(table[slot]!, slot);
     const orders: PortfolioOrder[] = [];
     const slots = new Array<PortfolioOrder | null>(MAKER_SLOTS).fill(null);
     let lockBase = 0n;
     let lockQuote = 0n;
     for (const record of book.open) {
-      if (this.#terminal(book, record) && !this.#pinned(record)) {
+      const terminal = this.#terminal(book, record);
+      if (terminal && !this.#pinned(record)) {
         book.open.delete(record);
         book.closed.push({ record, at: this.#clock.now() });
         continue;
       }
-      if (!this.#live(book, record)) continue;
+      if (!this.#live(book, record, terminal)) continue;
       const slot = slotOf.get(record);
       const view = this.#view(book, record, slot);
       orders.push(view);
@@ -1278,10 +1294,13 @@ export class Portfolio {
     for (const book of this.#markets.values()) {
       const shares = touched.has(book.spec.baseToken.address) || touched.has(book.spec.quoteToken.address);
       if (!computed.has(book) && !shares) continue;
-      const state = computed.get(book) ?? book.subject.getValue();
+      const fresh = computed.get(book);
+      const state = fresh ?? book.subject.getValue();
       const balances = { base: this.balance(book.spec.baseToken.address), quote: this.balance(book.spec.quoteToken.address) };
-      if (!computed.has(book) && sameBalance(state.balances.base, balances.base) && sameBalance(state.balances.quote, balances.quote)) continue;
-      book.subject.next({ ...state, balances });
+      if (fresh === undefined && sameBalance(state.balances.base, balances.base) && sameBalance(state.balances.quote, balances.quote)) continue;
+      // A fresh state is nobody's yet: it takes its balances in place of a copy (a spread of 16 fields).
+      if (fresh !== undefined) (fresh as { balances: MarketState['balances'] }).balances = balances;
+      book.subject.next(fresh ?? { ...state, balances });
     }
   }
 }

@@ -102,6 +102,12 @@ const SKEW_MS = 5_000;
 export class TxEvidence {
   readonly #txs = new Map<Hex, TxRecord>();
   readonly #claimed = new Map<Hex, number>();
+  /**
+   * (time, tx) for every time a tx or claim took, oldest first: `prune` (once per poll) visits only
+   * what may be due instead of every tx and claim. Entries whose tx or claim moved on are skipped.
+   */
+  readonly #txDue = new TimeQueue<Hex>();
+  readonly #claimDue = new TimeQueue<Hex>();
 
   /** Adds order events (any order, duplicates ignored). */
   add(events: readonly OrderEvent[]): void {
@@ -118,6 +124,7 @@ export class TxEvidence {
       const key = `${event.eventType}:${data.orderId}${event.eventType === 'trade' ? `:${event.eventData.filledSize}:${event.eventData.updatedSize}` : ''}`;
       if (record.keys.has(key)) continue;
       record.keys.add(key);
+      if (record.keys.size === 1 || timeMs < record.timeMs) this.#txDue.push(timeMs, txHash);
       if (timeMs < record.timeMs) record.timeMs = timeMs;
       if (event.eventType === 'order-created') {
         record.created.push({ orderId: BigInt(data.orderId), side: data.isBuy ? 'BUY' : 'SELL', price: BigInt(event.eventData.price), size: BigInt(event.eventData.size) });
@@ -129,7 +136,9 @@ export class TxEvidence {
 
   /** Marks a transaction as a known request's (it can no longer be matched to another). */
   claim(txHash: Hex, atMs = 0): void {
-    this.#claimed.set(txHash.toLowerCase() as Hex, atMs);
+    const hash = txHash.toLowerCase() as Hex;
+    this.#claimed.set(hash, atMs);
+    this.#claimDue.push(atMs, hash);
   }
 
   isClaimed(txHash: Hex): boolean {
@@ -148,8 +157,16 @@ export class TxEvidence {
 
   /** Forgets transactions (and claims) older than `beforeMs`. */
   prune(beforeMs: number): void {
-    for (const [txHash, record] of this.#txs) if (record.timeMs < beforeMs) this.#txs.delete(txHash);
-    for (const [txHash, atMs] of this.#claimed) if (atMs < beforeMs && !this.#txs.has(txHash)) this.#claimed.delete(txHash);
+    // A tx's current time has an entry (times only decrease); so has a claim's, or it waits for its tx.
+    for (let txHash = this.#txDue.popBefore(beforeMs); txHash !== undefined; txHash = this.#txDue.popBefore(beforeMs)) {
+      if ((this.#txs.get(txHash)?.timeMs ?? beforeMs) >= beforeMs) continue;
+      this.#txs.delete(txHash);
+      const atMs = this.#claimed.get(txHash);
+      if (atMs !== undefined) this.#claimDue.push(atMs, txHash);
+    }
+    for (let txHash = this.#claimDue.popBefore(beforeMs); txHash !== undefined; txHash = this.#claimDue.popBefore(beforeMs)) {
+      if ((this.#claimed.get(txHash) ?? beforeMs) < beforeMs && !this.#txs.has(txHash)) this.#claimed.delete(txHash);
+    }
   }
 
   /**
@@ -257,4 +274,53 @@ function lastResort(subject: ReconcileSubject, fence: NonceFence | undefined, pa
 /** `reconcilePass` for one request. */
 export async function reconcileRequest(subject: ReconcileSubject, context: ReconcileContext): Promise<Verdict> {
   return (await reconcilePass([subject], context)).get(subject.requestId) ?? { kind: 'unknown' };
+}
+
+/** A binary min-heap of (time, value). */
+class TimeQueue<T> {
+  readonly #times: number[] = [];
+  readonly #values: T[] = [];
+
+  push(time: number, value: T): void {
+    const times = this.#times;
+    const values = this.#values;
+    let i = times.length;
+    times.push(time);
+    values.push(value);
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (times[parent]! <= time) break;
+      times[i] = times[parent]!;
+      values[i] = values[parent]!;
+      i = parent;
+    }
+    times[i] = time;
+    values[i] = value;
+  }
+
+  /** Removes and returns the value of the earliest entry when its time is before `beforeMs`. */
+  popBefore(beforeMs: number): T | undefined {
+    const times = this.#times;
+    const values = this.#values;
+    if (times.length === 0 || !(times[0]! < beforeMs)) return undefined;
+    const top = values[0]!;
+    const time = times.pop()!;
+    const value = values.pop()!;
+    const n = times.length;
+    if (n > 0) {
+      let i = 0;
+      for (;;) {
+        let child = 2 * i + 1;
+        if (child >= n) break;
+        if (child + 1 < n && times[child + 1]! < times[child]!) child++;
+        if (times[child]! >= time) break;
+        times[i] = times[child]!;
+        values[i] = values[child]!;
+        i = child;
+      }
+      times[i] = time;
+      values[i] = value;
+    }
+    return top;
+  }
 }

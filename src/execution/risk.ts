@@ -103,8 +103,11 @@ function newOrders(intent: Intent): readonly IntentOrder[] {
     case 'CreateBatchTrigger':
       return intent.orders;
     case 'ReplaceSlots':
-    case 'CreateReplaceTrigger':
-      return intent.ops.flatMap((op) => (op.kind === 'place' ? [{ side: op.side, price: op.price, size: op.size, tif: 'GTC' as const }] : []));
+    case 'CreateReplaceTrigger': {
+      const orders: IntentOrder[] = [];
+      for (const op of intent.ops) if (op.kind === 'place') orders.push({ side: op.side, price: op.price, size: op.size, tif: 'GTC' });
+      return orders;
+    }
     case 'CancelAll':
     case 'CancelTrigger':
       return [];
@@ -130,12 +133,13 @@ interface Exposure {
   resting: number;
 }
 
-function add(exposure: Exposure, scale: AmountScale, order: { side: OrderSide; price: bigint; remaining: bigint; resting: boolean }, sign: 1 | -1): void {
-  const amount = sign === 1 ? order.remaining : -order.remaining;
+/** Adds (sign 1) or removes (-1) `remaining` of an order; by value, not an object copy, as it runs per order per check. */
+function add(exposure: Exposure, scale: AmountScale, order: { side: OrderSide; price: bigint }, remaining: bigint, resting: boolean, sign: 1 | -1): void {
+  const amount = sign === 1 ? remaining : -remaining;
   if (order.side === 'BUY') exposure.buys += amount;
   else exposure.sells += amount;
-  exposure.notional += quoteRaw(scale, order.price, order.remaining) * (sign === 1 ? 1n : -1n);
-  if (order.resting) exposure.resting += sign;
+  exposure.notional += quoteRaw(scale, order.price, remaining) * (sign === 1 ? 1n : -1n);
+  if (resting) exposure.resting += sign;
 }
 
 /** True when `after` breaks `limit` and is worse than `before`. */
@@ -207,11 +211,11 @@ export class RiskCheck {
     const state = this.#context.portfolio.state(address);
     const cancelled = cancelledSlots(intent);
     const before: Exposure = { buys: 0n, sells: 0n, notional: 0n, resting: 0 };
-    for (const order of state.orders) add(before, scale, { ...order, resting: true }, 1);
-    for (const order of state.pending) add(before, scale, { ...order, remaining: order.size, resting: order.tif === 'GTC' }, 1);
+    for (const order of state.orders) add(before, scale, order, order.remaining, true, 1);
+    for (const order of state.pending) add(before, scale, order, order.size, order.tif === 'GTC', 1);
     const after: Exposure = { ...before };
-    for (const order of state.orders) if (order.slot !== undefined && cancelled.has(order.slot)) add(after, scale, { ...order, resting: true }, -1);
-    for (const order of orders) add(after, scale, { ...order, remaining: order.size, resting: order.tif === 'GTC' }, 1);
+    for (const order of state.orders) if (order.slot !== undefined && cancelled.has(order.slot)) add(after, scale, order, order.remaining, true, -1);
+    for (const order of orders) add(after, scale, order, order.size, order.tif === 'GTC', 1);
 
     const position = state.position;
     const long = { before: position + before.buys, after: position + after.buys };

@@ -137,14 +137,16 @@ export function movesSlots(placement: Placement, market: Address): boolean {
 
 /** The unsettled placement of this market whose transaction frees `record`, if any. */
 function freedWithin(context: SlotReplayContext, record: OrderRecord): Placement | undefined {
-  const unsettled = (placement: Placement) => placement.unsettledIn.has(context.market);
-  if (record.canceledBy !== undefined && unsettled(record.canceledBy)) return record.canceledBy;
-  for (const tx of [record.canceled?.tx, record.zeroAt?.tx]) {
-    if (tx === undefined) continue;
-    const placement = context.placementOf(tx);
-    if (placement !== undefined && unsettled(placement)) return placement;
-  }
-  return undefined;
+  // Runs per tracked record on every compute: no closure or array per call.
+  const market = context.market;
+  if (record.canceledBy !== undefined && record.canceledBy.unsettledIn.has(market)) return record.canceledBy;
+  return unsettledOf(context, record.canceled?.tx) ?? unsettledOf(context, record.zeroAt?.tx);
+}
+
+function unsettledOf(context: SlotReplayContext, tx: Hex | undefined): Placement | undefined {
+  if (tx === undefined) return undefined;
+  const placement = context.placementOf(tx);
+  return placement !== undefined && placement.unsettledIn.has(context.market) ? placement : undefined;
 }
 
 /**
@@ -172,64 +174,37 @@ function replayTimes(context: SlotReplayContext): { readonly effective: readonly
  * replayed record was given.
  */
 export function replaySlots(context: SlotReplayContext): SlotReplay {
-  const table = new Array<OrderRecord | null>(MAKER_SLOTS).fill(null);
-  const where = new Map<OrderRecord, number>();
+  // No named closures here: this runs on every portfolio change, and each costs a `__name` call under tsx.
+  const slots = new SlotTable();
+  const table = slots.table;
   const assigned = new Map<OrderRecord, number | undefined>();
   const market = context.market;
   // Times cost a pass over every unsettled placement: only when something needs them.
   let times: ReturnType<typeof replayTimes> | undefined;
-  const timing = () => (times ??= replayTimes(context));
 
-  const put = (slot: number, record: OrderRecord) => {
-    const previous = table[slot];
-    if (previous) where.delete(previous);
-    const old = where.get(record);
-    if (old !== undefined) table[old] = null;
-    table[slot] = record;
-    where.set(record, slot);
-  };
-  const free = (record: OrderRecord) => {
-    const slot = where.get(record);
-    if (slot === undefined) return;
-    table[slot] = null;
-    where.delete(record);
-  };
-
-  type Item = { readonly time: number; readonly kind: 0 | 1; readonly seq: number; readonly record?: OrderRecord; readonly placement?: Placement };
-  const items: Item[] = [];
+  const items: ReplayItem[] = [];
   const freedIn = new Map<Placement, OrderRecord[]>();
-  const track = (record: OrderRecord) => {
-    const within = freedWithin(context, record);
-    if (within !== undefined) {
-      const list = freedIn.get(within) ?? [];
-      list.push(record);
-      freedIn.set(within, list);
-      return;
-    }
-    const at = context.freeTime(record);
-    if (at !== undefined) items.push({ time: at, kind: 0, seq: 0, record });
-  };
 
   for (const record of context.slotted) {
     const at = context.freeTime(record);
     const ended = context.terminal(record);
-    if (ended && (at === undefined || at < timing().start)) {
+    if (ended && (at === undefined || at < (times ??= replayTimes(context)).start)) {
       context.slotted.delete(record);
       continue;
     }
-    if (record.knownSlot !== undefined && record.knownSlot >= 0 && record.knownSlot < MAKER_SLOTS) put(record.knownSlot, record);
-    if (ended) track(record);
+    if (record.knownSlot !== undefined && record.knownSlot >= 0 && record.knownSlot < MAKER_SLOTS) slots.put(record.knownSlot, record);
+    if (ended) track(context, record, freedIn, items);
   }
   // The orders of slot-free placements are IOC/FOK: they never hold a slot, so their frees are
   // no-ops and are not tracked.
   for (const placement of context.movers) {
-    if (placement.market === market) for (const record of placement.records) if (context.terminal(record)) track(record);
+    if (placement.market === market) for (const record of placement.records) if (context.terminal(record)) track(context, record, freedIn, items);
   }
   // A slot-free placement is replayed only to free our orders it freed (its item does nothing else).
   const replayed = new Set(context.movers);
   for (const placement of freedIn.keys()) if (placement.market === market) replayed.add(placement);
   if (replayed.size > 0) {
-    const { effective } = timing();
+    const { effective } = (times ??= replayTimes(context));
     context.placements.forEach((placement, i) => {
       if (replayed.has(placement)) items.push({ time: effective[i]!, kind: 1, seq: placement.confirmSeq, placement });
     });
@@ -238,45 +213,39 @@ export function replaySlots(context: SlotReplayContext): SlotReplay {
 
   for (const item of items) {
     if (item.record !== undefined) {
-      free(item.record);
+      slots.free(item.record);
       continue;
     }
     const placement = item.placement!;
-    const cancelled = new Set<OrderRecord>();
+    // Most placements free nothing inside their transaction: no sets for them (this runs on every compute).
+    const freed = freedIn.get(placement);
+    const cancelled = freed === undefined ? undefined : new Set<OrderRecord>();
     for (const cancel of placement.cancels) {
       if (cancel.market !== market) continue;
       if (cancel.target !== undefined) {
-        free(cancel.target);
-        cancelled.add(cancel.target);
+        slots.free(cancel.target);
+        cancelled?.add(cancel.target);
       }
       if (cancel.slot !== undefined) {
         const occupant = table[cancel.slot];
-        if (occupant) free(occupant);
+        if (occupant) slots.free(occupant);
       }
     }
     if (placement.market !== market) continue;
-    const own = new Set(placement.records);
-    const within = (freedIn.get(placement) ?? []).filter((record) => !cancelled.has(record));
-    // Our resting orders cancelled in this transaction by self-trade, by the order that reached them.
-    const selfTrade = new Map<number, OrderRecord[]>();
-    for (const record of within) {
-      if (own.has(record) && record.canceled === undefined) continue;
-      const k = selfTradeBy(context, placement, record, own.has(record) ? record.index : -1);
-      const list = selfTrade.get(k) ?? [];
-      list.push(record);
-      selfTrade.set(k, list);
-    }
-    placement.records.forEach((record, k) => {
+    const selfTrade = freed === undefined ? undefined : selfTradeFrees(context, placement, freed, cancelled!);
+    const records = placement.records;
+    for (let k = 0; k < records.length; k++) {
+      const record = records[k]!;
       const order = placement.newOrders[k]!;
       if (order.tif === 'GTC') {
         const slot = order.slot ?? table.indexOf(null);
-        if (slot >= 0) put(slot, record);
+        if (slot >= 0) slots.put(slot, record);
         assigned.set(record, slot >= 0 ? slot : undefined);
       }
-      for (const other of selfTrade.get(k) ?? []) free(other);
-      if (record.zeroAt !== undefined && record.zeroAt.tx === placement.txHash) free(record);
-    });
-    for (const other of selfTrade.get(-1) ?? []) free(other);
+      for (const other of selfTrade?.get(k) ?? NONE) slots.free(other);
+      if (record.zeroAt !== undefined && record.zeroAt.tx === placement.txHash) slots.free(record);
+    }
+    for (const other of selfTrade?.get(-1) ?? NONE) slots.free(other);
   }
 
   for (let slot = 0; slot < MAKER_SLOTS; slot++) {
@@ -284,6 +253,59 @@ export function replaySlots(context: SlotReplayContext): SlotReplay {
     if (record && !context.live(record)) table[slot] = null;
   }
   return { table, assigned, freedIn };
+}
+
+type ReplayItem = { readonly time: number; readonly kind: 0 | 1; readonly seq: number; readonly record?: OrderRecord; readonly placement?: Placement };
+
+/** The replay's slot table, and the slot of each record in it. */
+class SlotTable {
+  readonly table = new Array<OrderRecord | null>(MAKER_SLOTS).fill(null);
+  readonly #where = new Map<OrderRecord, number>();
+
+  put(slot: number, record: OrderRecord): void {
+    const previous = this.table[slot];
+    if (previous) this.#where.delete(previous);
+    const old = this.#where.get(record);
+    if (old !== undefined) this.table[old] = null;
+    this.table[slot] = record;
+    this.#where.set(record, slot);
+  }
+
+  free(record: OrderRecord): void {
+    const slot = this.#where.get(record);
+    if (slot === undefined) return;
+    this.table[slot] = null;
+    this.#where.delete(record);
+  }
+}
+
+/** Notes when an ended record frees its slot: inside an unsettled placement's transaction, or at its free time. */
+function track(context: SlotReplayContext, record: OrderRecord, freedIn: Map<Placement, OrderRecord[]>, items: ReplayItem[]): void {
+  const within = freedWithin(context, record);
+  if (within !== undefined) {
+    const list = freedIn.get(within) ?? [];
+    list.push(record);
+    freedIn.set(within, list);
+    return;
+  }
+  const at = context.freeTime(record);
+  if (at !== undefined) items.push({ time: at, kind: 0, seq: 0, record });
+}
+
+const NONE: readonly OrderRecord[] = [];
+
+/** Our resting orders cancelled in `placement`'s transaction by self-trade, by the order that reached them. */
+function selfTradeFrees(context: SlotReplayContext, placement: Placement, freed: readonly OrderRecord[], cancelled: ReadonlySet<OrderRecord>): Map<number, OrderRecord[]> {
+  const own = new Set(placement.records);
+  const selfTrade = new Map<number, OrderRecord[]>();
+  for (const record of freed) {
+    if (cancelled.has(record) || (own.has(record) && record.canceled === undefined)) continue;
+    const k = selfTradeBy(context, placement, record, own.has(record) ? record.index : -1);
+    const list = selfTrade.get(k) ?? [];
+    list.push(record);
+    selfTrade.set(k, list);
+  }
+  return selfTrade;
 }
 
 /**
