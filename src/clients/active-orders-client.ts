@@ -3,6 +3,7 @@
  * spec), with the spec's lowercase field names (`orderid`, `remainingsize`, …) kept as they are.
  */
 import { activeOrdersResponseSchema, type ActiveOrder, type Pagination } from '../protocol/user-data.ts';
+import { readActiveOrdersResponse } from '../protocol/user-data-readers.ts';
 import type { CallOptions } from './market-data-source.ts';
 import { describeCall, parseBody } from './response-body.ts';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.ts';
@@ -60,7 +61,7 @@ export function createActiveOrdersClient(context: ClientContext, params: ActiveO
       });
       const where = describeCall('GET', url);
       if (response.status !== 200) throw userDataRefusal(response, where, context.clock.now());
-      const body = parseBody(response, { schema: activeOrdersResponseSchema, where });
+      const body = parseBody(response, { schema: activeOrdersResponseSchema, fast: readActiveOrdersResponse, where });
       return { orders: body.data.data, pagination: body.data.pagination, timestamp: body.timestamp };
     },
   };

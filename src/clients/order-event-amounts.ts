@@ -37,17 +37,18 @@ export type OrderEventAmounts =
  * @example orderEventAmounts(tradeEvent).fillPrice.toFixed() // '1.2345'
  */
 export function orderEventAmounts(event: OrderEvent): OrderEventAmounts {
+  // No closures here: under tsx every closure made per call is also named per call (`__name`).
   const data = event.eventData;
-  const size = (value: string) => sizeToHuman(value, data.sizePrecision);
-  const base = (value: string) => baseTokenToHuman(value, data.baseToken.decimal);
+  const sizePrecision = data.sizePrecision;
+  const decimals = data.baseToken.decimal;
   switch (event.eventType) {
     case 'order-created': {
       const created = event.eventData;
       return {
         eventType: 'order-created',
-        size: size(created.size),
+        size: sizeToHuman(created.size, sizePrecision),
         price: priceToHuman(created.price, created.pricePrecision),
-        baseDeposited: base(created.baseDeposited),
+        baseDeposited: baseTokenToHuman(created.baseDeposited, decimals),
         baseDepositedInUsd: fixed18ToHuman(created.baseDepositedInUsd),
       };
     }
@@ -55,10 +56,10 @@ export function orderEventAmounts(event: OrderEvent): OrderEventAmounts {
       const canceled = event.eventData;
       return {
         eventType: 'order-canceled',
-        size: size(canceled.size),
-        remainingSize: size(canceled.remainingSize),
+        size: sizeToHuman(canceled.size, sizePrecision),
+        remainingSize: sizeToHuman(canceled.remainingSize, sizePrecision),
         price: priceToHuman(canceled.price, canceled.pricePrecision),
-        basePositionValue: base(canceled.basePositionValue),
+        basePositionValue: baseTokenToHuman(canceled.basePositionValue, decimals),
         basePositionValueInUsd: fixed18ToHuman(canceled.basePositionValueInUsd),
       };
     }
@@ -66,11 +67,11 @@ export function orderEventAmounts(event: OrderEvent): OrderEventAmounts {
       const trade = event.eventData;
       return {
         eventType: 'trade',
-        orderSize: size(trade.orderSize),
-        filledSize: size(trade.filledSize),
-        updatedSize: size(trade.updatedSize),
+        orderSize: sizeToHuman(trade.orderSize, sizePrecision),
+        filledSize: sizeToHuman(trade.filledSize, sizePrecision),
+        updatedSize: sizeToHuman(trade.updatedSize, sizePrecision),
         fillPrice: fixed18ToHuman(trade.fillPrice),
-        baseFilled: base(trade.baseFilled),
+        baseFilled: baseTokenToHuman(trade.baseFilled, decimals),
         baseFilledInUsd: fixed18ToHuman(trade.baseFilledInUsd),
       };
     }

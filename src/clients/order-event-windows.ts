@@ -43,7 +43,23 @@ interface KnownCount {
   count: number;
 }
 
-const secondOf = (event: OrderEvent) => Math.floor(Date.parse(event.blockTimestamp) / 1000);
+let lastTimestamp: string | undefined;
+let lastTimeMs = Number.NaN;
+
+/**
+ * `Date.parse(event.blockTimestamp)`. Events come in runs of one block's time, read again on every
+ * pass, so the last answer is kept.
+ */
+export function eventTimeMs(event: OrderEvent): number {
+  const text = event.blockTimestamp;
+  if (text !== lastTimestamp) {
+    lastTimeMs = Date.parse(text);
+    lastTimestamp = text;
+  }
+  return lastTimeMs;
+}
+
+const secondOf = (event: OrderEvent) => Math.floor(eventTimeMs(event) / 1000);
 
 /**
  * @example

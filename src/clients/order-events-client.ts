@@ -6,6 +6,7 @@
 import type { Clock } from '../core/clock.ts';
 import type { OrderEventType } from '../protocol/constants.ts';
 import { orderEventsResponseSchema, type OrderEvent, type Pagination } from '../protocol/user-data.ts';
+import { readOrderEventsResponse } from '../protocol/user-data-readers.ts';
 import type { CallOptions } from './market-data-source.ts';
 import { describeCall, parseBody } from './response-body.ts';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.ts';
@@ -56,6 +57,9 @@ export interface OrderEventsClientParameters {
 export function createOrderEventsClient(context: ClientContext, params: OrderEventsClientParameters): OrderEventsClient {
   const baseUrl = params.baseUrl.replace(/\/+$/, '');
   const retry = params.retry ?? DEFAULT_RETRY_POLICY;
+  // The last answer's text and page: a poll often gets the very same text again (the host caches
+  // answers), which then needs no second parse. Its events are shared, its list is not.
+  let last: { readonly text: string; readonly page: OrderEventsPage } | undefined;
   return {
     clock: context.clock,
     async page(query, options = {}) {
@@ -80,8 +84,11 @@ export function createOrderEventsClient(context: ClientContext, params: OrderEve
       });
       const where = describeCall('GET', url);
       if (response.status !== 200) throw userDataRefusal(response, where, context.clock.now());
-      const body = parseBody(response, { schema: orderEventsResponseSchema, where });
-      return { events: body.data.data, pagination: body.data.pagination };
+      if (last !== undefined && last.text === response.text) return { events: [...last.page.events], pagination: last.page.pagination };
+      const body = parseBody(response, { schema: orderEventsResponseSchema, fast: readOrderEventsResponse, where });
+      const page = { events: body.data.data, pagination: body.data.pagination };
+      last = { text: response.text, page: { events: [...page.events], pagination: page.pagination } };
+      return page;
     },
   };
 }

@@ -30,7 +30,7 @@ import { clockDelay } from './clock-delay.ts';
 import { ORDER_EVENTS_CACHE_MS, ORDER_EVENTS_DEFAULT_LIMIT } from '../protocol/constants.ts';
 import type { OrderEventsClient, OrderEventsPage, OrderEventsPageParameters } from './order-events-client.ts';
 import { orderEventAmounts, type OrderEventAmounts } from './order-event-amounts.ts';
-import { createWindowPlanner } from './order-event-windows.ts';
+import { createWindowPlanner, eventTimeMs } from './order-event-windows.ts';
 
 /** Where to resume: JSON-safe, for the caller to persist after handling a batch. */
 export interface OrderEventsCursor {
@@ -123,7 +123,7 @@ class CursorState {
     for (const event of events) {
       const key = orderEventKey(event);
       if (this.#seen.has(key)) continue;
-      const timeMs = Date.parse(event.blockTimestamp);
+      const timeMs = eventTimeMs(event);
       if (secondOf(timeMs) < this.#floor) continue;
       this.#seen.set(key, secondOf(timeMs));
       fresh.push({ event, key, timeMs, amounts: orderEventAmounts(event) });
@@ -162,7 +162,7 @@ function isFull(page: OrderEventsPage, limit: number, offset: number): boolean {
 function newestSecond(events: readonly OrderEvent[]): number | undefined {
   let newest: number | undefined;
   for (const event of events) {
-    const second = secondOf(Date.parse(event.blockTimestamp));
+    const second = secondOf(eventTimeMs(event));
     if (newest === undefined || second > newest) newest = second;
   }
   return newest;

@@ -13,9 +13,25 @@ export function uintMax(bits: number): bigint {
   return (1n << BigInt(bits)) - 1n;
 }
 
+/** Decimal digits of uintMax(bits), by bits. */
+const maxDigits = new Map<number, number>();
+
+/**
+ * True when canonical decimal `text` fits `bits` bits. Texts shorter than the largest value need no
+ * BigInt (the hot case: amounts and block numbers in every answer).
+ */
+export function fitsUint(text: string, bits: number): boolean {
+  let digits = maxDigits.get(bits);
+  if (digits === undefined) {
+    digits = uintMax(bits).toString().length;
+    maxDigits.set(bits, digits);
+  }
+  return text.length <= 78 && (text.length < digits || BigInt(text) <= uintMax(bits));
+}
+
 /** True when `text` is the canonical decimal form of an integer that fits `bits` bits. */
 export function isCanonicalUint(text: string, bits: number): boolean {
-  return canonicalDecimal.test(text) && text.length <= 78 && BigInt(text) <= uintMax(bits);
+  return canonicalDecimal.test(text) && fitsUint(text, bits);
 }
 
 /**
@@ -62,7 +78,7 @@ export function uintText(bits: number) {
       params: NON_CANONICAL_ISSUE,
       abort: true,
     })
-    .refine((text) => text.length <= 78 && BigInt(text) <= uintMax(bits), { message: `exceeds uint${bits}` });
+    .refine((text) => fitsUint(text, bits), { message: `exceeds uint${bits}` });
 }
 
 /** zod: a canonical uint`bits` decimal string, parsed to bigint. */
@@ -104,10 +120,12 @@ export function hexData(maxBytes: number) {
 
 /** zod: a lowercase 20-byte address (relay requests). */
 export const lowercaseAddress = hexBytes(20);
+/** An address in any case: `0x` and 40 hex characters. */
+export const ANY_CASE_ADDRESS = /^0x[a-fA-F0-9]{40}$/;
 /** zod: a 20-byte address in any case (inbound data and user input), normalised to lowercase. */
 export const anyCaseAddress = z
   .string()
-  .regex(/^0x[a-fA-F0-9]{40}$/, 'expected 0x and 40 hex characters')
+  .regex(ANY_CASE_ADDRESS, 'expected 0x and 40 hex characters')
   .transform((text) => text.toLowerCase() as Address);
 /** zod: a 32-byte value, lowercase. */
 export const bytes32 = hexBytes(32);

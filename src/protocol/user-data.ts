@@ -17,13 +17,15 @@ import type { UserDataErrorBody } from './error-bodies.ts';
 const count = z.int().min(0);
 /** An integer amount in precision units or raw token units (uint256 range, canonical decimal). */
 const units = uintText(256);
-/** A 32-byte transaction hash in any case, normalised to lowercase. */
+/** A 32-byte transaction hash in any case. */
+export const ANY_CASE_TX_HASH = /^0x[0-9a-fA-F]{64}$/;
+/** The same, normalised to lowercase. */
 const txHash = z
   .string()
-  .regex(/^0x[0-9a-fA-F]{64}$/, 'expected a transaction hash: 0x and 64 hex characters')
+  .regex(ANY_CASE_TX_HASH, 'expected a transaction hash: 0x and 64 hex characters')
   .transform((text) => text.toLowerCase() as Hex);
 /** ISO 8601 date-time with `Z` or an offset; a time without zone would be ambiguous. */
-const isoTimestamp = z.iso.datetime({ offset: true });
+export const isoTimestamp = z.iso.datetime({ offset: true });
 
 // ---------------------------------------------------------------------------------------------
 // Order events

@@ -48,6 +48,33 @@ export interface InProcessHttpParameters {
   readonly pending: PendingWork;
 }
 
+type ParsedUrl = Pick<URL, 'origin' | 'pathname' | 'search'>;
+
+/** Parsed request URLs: a poller asks for the same URL again and again. */
+const parsedUrls = new Map<string, ParsedUrl>();
+
+function parsedUrl(text: string): ParsedUrl {
+  let parsed = parsedUrls.get(text);
+  if (parsed === undefined) {
+    let url: URL;
+    try {
+      url = new URL(text);
+    } catch {
+      url = new URL('invalid:');
+    }
+    parsed = { origin: url.origin, pathname: url.pathname, search: url.search };
+    if (parsedUrls.size >= 1000) parsedUrls.clear();
+    parsedUrls.set(text, parsed);
+  }
+  return parsed;
+}
+
+function lowercaseNames(headers: Readonly<Record<string, string>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of Object.keys(headers)) out[name.toLowerCase()] = headers[name]!;
+  return out;
+}
+
 /**
  * @example
  * const transport = createInProcessHttpTransport({ dispatch: service.dispatch, clock, origin: 'http://venue.in-process', latency });
@@ -62,12 +89,7 @@ export function createInProcessHttpTransport(params: InProcessHttpParameters): H
         reject(signal.reason);
         return;
       }
-      let url: URL;
-      try {
-        url = new URL(request.url);
-      } catch {
-        url = new URL('invalid:');
-      }
+      const url = parsedUrl(request.url);
       if (url.origin !== origin) {
         reject(new ClientError('HTTP_UNAVAILABLE', `${request.method} ${describeUrl(request.url)}: cannot reach the host (not the in-process venue ${origin})`, {
           details: { url: describeUrl(request.url), requestMayHaveBeenSent: false },
@@ -84,8 +106,7 @@ export function createInProcessHttpTransport(params: InProcessHttpParameters): H
         reject(signal!.reason);
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(request.headers)) headers[name.toLowerCase()] = value;
+      const headers = lowercaseNames(request.headers);
       const body = request.body ?? '';
       step = clock.scheduler.schedule(() => {
         step = undefined;
@@ -98,8 +119,7 @@ export function createInProcessHttpTransport(params: InProcessHttpParameters): H
         })).then(
           (answer) => {
             if (settled) return;
-            const answerHeaders: Record<string, string> = {};
-            for (const [name, value] of Object.entries(answer.headers)) answerHeaders[name.toLowerCase()] = value;
+            const answerHeaders = lowercaseNames(answer.headers);
             step = clock.scheduler.schedule(() => {
               if (settled) return;
               settled = true;

@@ -6,6 +6,7 @@
  * like a weight refusal), then validated with the protocol's query schemas (400 with Binance's body; an unlisted
  * symbol -1121) and answered from the venue. Every answer carries `X-MBX-USED-WEIGHT-1M`.
  */
+import type { z } from 'zod';
 import { MarketErrorCode } from '../protocol/constants.ts';
 import { MarketDataLimits, RequestWeight } from '../protocol/constants.ts';
 import { INTEGER_LEGAL_RANGE, marketErrorBody, type MarketDataErrorBody } from '../protocol/error-bodies.ts';
@@ -16,6 +17,7 @@ import {
   parseMarketQuery,
   tickerQuerySchema,
   tradesQuerySchema,
+  type MarketQueryResult,
 } from '../protocol/market-data.ts';
 import type { MarketSpec } from '../protocol/market-spec.ts';
 import type { SimVenue } from '../venue/sim-venue.ts';
@@ -41,6 +43,23 @@ export const MARKET_FAULT_BODIES = {
 
 type RawQuery = Readonly<Record<string, string>>;
 
+/**
+ * `parseMarketQuery` with `schema`, remembering results by the query: a poller sends the same
+ * query again and again, and parsing one is pure.
+ */
+function queryParser<S extends z.ZodType>(schema: S): (raw: RawQuery) => MarketQueryResult<z.output<S>> {
+  const results = new Map<string, MarketQueryResult<z.output<S>>>();
+  return (raw) => {
+    const key = JSON.stringify(raw);
+    let result = results.get(key);
+    if (result === undefined) {
+      result = parseMarketQuery(schema, raw);
+      if (results.size >= 1000) results.clear();
+      results.set(key, result);
+    }
+    return result;
+  };
+}
 
 const INTEGER_PATTERN = new RegExp(INTEGER_LEGAL_RANGE);
 
@@ -80,6 +99,13 @@ function marketFailureBody(failure: SimFailure, message: string): unknown {
  */
 export function marketDataRoutes(venue: SimVenue, options: MarketDataRoutesOptions): SimRoute[] {
   const { limiter, faults } = options;
+  const parse = {
+    depth: queryParser(depthQuerySchema),
+    klines: queryParser(klinesQuerySchema),
+    trades: queryParser(tradesQuerySchema),
+    ticker: queryParser(tickerQuerySchema),
+    exchangeInfo: queryParser(exchangeInfoQuerySchema),
+  };
   const tooManyRequests = (weightHeader: Readonly<Record<string, string>>, retryAfterSec: number): SimResponse => ({
     status: 429,
     headers: { ...weightHeader, 'Retry-After': String(retryAfterSec) },
@@ -110,7 +136,7 @@ export function marketDataRoutes(venue: SimVenue, options: MarketDataRoutesOptio
       '/api/v3/depth',
       (raw) => RequestWeight.depth(weightLimit(raw, MarketDataLimits.depth)),
       (raw) => {
-        const query = parseMarketQuery(depthQuerySchema, raw);
+        const query = parse.depth(raw);
         if (!query.success) return badRequest(query.error);
         const market = marketOr400(venue, query.data.symbol);
         if (isResponse(market)) return market;
@@ -121,7 +147,7 @@ export function marketDataRoutes(venue: SimVenue, options: MarketDataRoutesOptio
       '/api/v3/klines',
       (raw) => RequestWeight.klines(weightLimit(raw, MarketDataLimits.klines)),
       (raw) => {
-        const query = parseMarketQuery(klinesQuerySchema, raw);
+        const query = parse.klines(raw);
         if (!query.success) return badRequest(query.error);
         const market = marketOr400(venue, query.data.symbol);
         if (isResponse(market)) return market;
@@ -133,7 +159,7 @@ export function marketDataRoutes(venue: SimVenue, options: MarketDataRoutesOptio
       '/api/v3/trades',
       () => RequestWeight.trades(),
       (raw) => {
-        const query = parseMarketQuery(tradesQuerySchema, raw);
+        const query = parse.trades(raw);
         if (!query.success) return badRequest(query.error);
         const market = marketOr400(venue, query.data.symbol);
         if (isResponse(market)) return market;
@@ -144,7 +170,7 @@ export function marketDataRoutes(venue: SimVenue, options: MarketDataRoutesOptio
       '/api/v3/ticker/24hr',
       () => RequestWeight.ticker(),
       (raw) => {
-        const query = parseMarketQuery(tickerQuerySchema, raw);
+        const query = parse.ticker(raw);
         if (!query.success) return badRequest(query.error);
         const market = marketOr400(venue, query.data.symbol);
         if (isResponse(market)) return market;
@@ -155,7 +181,7 @@ export function marketDataRoutes(venue: SimVenue, options: MarketDataRoutesOptio
       '/api/v3/exchangeInfo',
       () => RequestWeight.exchangeInfo(),
       (raw) => {
-        const query = parseMarketQuery(exchangeInfoQuerySchema, raw);
+        const query = parse.exchangeInfo(raw);
         if (!query.success) return badRequest(query.error);
         return { status: 200, body: venue.exchangeInfo() };
       },

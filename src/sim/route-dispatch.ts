@@ -54,11 +54,28 @@ function splitTarget(target: string): { path: string; query: URLSearchParams } {
   return { path, query: new URLSearchParams(mark < 0 ? '' : target.slice(mark + 1)) };
 }
 
+/** JSON texts of answer bodies, known before the dispatcher serialises them (see `withJsonText`). */
+const knownTexts = new WeakMap<object, string>();
+
+/**
+ * `body`, marked as having `text` as its JSON (a handler that builds its answer from cached,
+ * serialised parts). The body must not change afterwards.
+ */
+export function withJsonText<T extends object>(body: T, text: string): T {
+  knownTexts.set(body, text);
+  return body;
+}
+
+function serialise(body: unknown): string {
+  const known = typeof body === 'object' && body !== null ? knownTexts.get(body) : undefined;
+  return known ?? JSON.stringify(body) ?? 'null';
+}
+
 function answer(response: SimResponse, extra: Readonly<Record<string, string>> = {}, text?: string, closeConnection = false): SimAnswer {
   return {
     status: response.status,
     headers: { ...response.headers, ...extra, 'content-type': JSON_CONTENT_TYPE },
-    text: text ?? JSON.stringify(response.body) ?? 'null',
+    text: text ?? serialise(response.body),
     closeConnection,
     delayMs: response.delayMs ?? 0,
   };
@@ -101,7 +118,7 @@ export function createSimDispatch(params: CreateSimDispatchParameters): SimDispa
     try {
       const response = await route.handler(simRequest);
       // Serialise inside the try: a body that is not JSON (a bigint) is a handler bug, answered as one.
-      return answer(response, {}, JSON.stringify(response.body) ?? 'null');
+      return answer(response, {}, serialise(response.body));
     } catch (error) {
       logger.error({ err: error, method, path, route: route.pattern }, 'sim route handler failed');
       return answer({ status: FAILURE_STATUS['internal-error'], body: failureBody('internal-error', 'Internal server error.') });

@@ -7,7 +7,9 @@
  * Order-event answers are cached per unique parameter combination (the user and the query with its
  * defaults applied) for `orderEventsCacheMs` on the clock, as the real service caches them (spec).
  */
+import type { z } from 'zod';
 import type { Clock } from '../core/clock.ts';
+import { NO_MATCH, type FastReader } from '../protocol/fast-reader.ts';
 import type { UserDataErrorBody } from '../protocol/error-bodies.ts';
 import {
   activeOrdersPathSchema,
@@ -16,12 +18,15 @@ import {
   orderEventsQuerySchema,
   userDataQueryErrorBody,
   type ActiveOrdersResponse,
+  type OrderEvent,
   type OrderEventsQuery,
   type OrderEventsResponse,
 } from '../protocol/user-data.ts';
+import { readOrderEventsPath, readOrderEventsQuery } from '../protocol/user-data-readers.ts';
 import type { SimVenue } from '../venue/sim-venue.ts';
 import type { SimFailure, SimResponse, SimRoute } from './http-types.ts';
 import { firstQueryValues } from './query-values.ts';
+import { withJsonText } from './route-dispatch.ts';
 
 export interface UserDataRoutesOptions {
   readonly clock: Pick<Clock, 'now'>;
@@ -40,7 +45,6 @@ function badRequest(error: string): SimResponse {
   return { status: 400, body: { error } satisfies UserDataErrorBody };
 }
 
-
 /** The normalised parameter combination of an order-events request: same key, same answer. */
 function cacheKey(user: string, query: OrderEventsQuery): string {
   return JSON.stringify([
@@ -57,6 +61,26 @@ function cacheKey(user: string, query: OrderEventsQuery): string {
 interface CachedAnswer {
   readonly expiresAtMs: number;
   readonly body: OrderEventsResponse;
+}
+
+/** The JSON text of each event the venue has shown (its events are the same objects every time). */
+const eventTexts = new WeakMap<OrderEvent, string>();
+
+function eventJson(event: OrderEvent): string {
+  let text = eventTexts.get(event);
+  if (text === undefined) {
+    text = JSON.stringify(event);
+    eventTexts.set(event, text);
+  }
+  return text;
+}
+
+/** The request's value by the fast reader, or by the schema (which names what is wrong in a 400). */
+function parseOr400<T>(value: unknown, fast: FastReader<T>, schema: z.ZodType<T, unknown>): T | SimResponse {
+  const read = fast(value);
+  if (read !== NO_MATCH) return read;
+  const parsed = schema.safeParse(value);
+  return parsed.success ? parsed.data : badRequest(userDataQueryErrorBody(parsed.error).error);
 }
 
 /**
@@ -84,22 +108,23 @@ export function userDataRoutes(venue: SimVenue, options: UserDataRoutesOptions):
     pattern: '/api/v3/:userAddress/user/order-events',
     failureBody: userFailureBody,
     handler(request) {
-      const path = orderEventsPathSchema.safeParse(request.params);
-      if (!path.success) return badRequest(userDataQueryErrorBody(path.error).error);
-      const query = orderEventsQuerySchema.safeParse(firstQueryValues(request.query));
-      if (!query.success) return badRequest(userDataQueryErrorBody(query.error).error);
+      const path = parseOr400(request.params, readOrderEventsPath, orderEventsPathSchema);
+      if ('status' in path) return path;
+      const query = parseOr400(firstQueryValues(request.query), readOrderEventsQuery, orderEventsQuerySchema);
+      if ('status' in query) return query;
 
       const now = clock.now();
-      const key = cacheKey(path.data.userAddress, query.data);
+      const key = cacheKey(path.userAddress, query);
       const cached = cache.get(key);
       if (cached !== undefined && cached.expiresAtMs > now) return { status: 200, body: cached.body };
 
-      const accountId = venue.resolveAccount(path.data.userAddress);
-      const { events, total } = accountId === undefined ? { events: [], total: 0 } : venue.orderEvents(accountId, query.data);
-      const { limit, offset } = query.data;
-      const body: OrderEventsResponse = {
-        data: { data: events, pagination: { total, page: Math.floor(offset / limit) + 1, pageSize: limit } },
-      };
+      const accountId = venue.resolveAccount(path.userAddress);
+      const { events, total } = accountId === undefined ? { events: [], total: 0 } : venue.orderEvents(accountId, query);
+      const { limit, offset } = query;
+      const pagination = { total, page: Math.floor(offset / limit) + 1, pageSize: limit };
+      // Serialised here from each event's cached JSON: the same events are asked for again and again.
+      const text = `{"data":{"data":[${events.map(eventJson).join(',')}],"pagination":${JSON.stringify(pagination)}}}`;
+      const body = withJsonText<OrderEventsResponse>({ data: { data: events, pagination } }, text);
       remember(key, body, now);
       return { status: 200, body };
     },

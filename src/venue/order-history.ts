@@ -11,7 +11,7 @@
  *
  * - A fill gives a `trade` event to both sides, each from its own order's point of view.
  * - `marketId` is the market's position in the venue's market list, from 1 (ours).
- * - Events are kept per account, the newest 100,000 (ours); they are formatted when read.
+ * - Events are kept per account, the newest 100,000 (ours); they are formatted when first read.
  */
 import { ORDER_EVENT_TYPES, type OrderEventType } from '../protocol/constants.ts';
 import type { Address, Hex } from '../protocol/encoding.ts';
@@ -64,6 +64,8 @@ interface StoredEvent {
   readonly amount: bigint;
   /** trade: the order's open size after the fill. */
   readonly remaining: bigint;
+  /** The event as the API shows it, made when first read: an event never changes, and is read many times. */
+  view?: OrderEvent;
 }
 
 interface MarketInfo {
@@ -232,7 +234,7 @@ export class OrderHistory {
       // Events are stored in time order: everything before this one is older still.
       if (fromTimestamp !== undefined && seconds < fromTimestamp) break;
       if (toTimestamp !== undefined && seconds > toTimestamp) continue;
-      if (total >= offset && events.length < limit) events.push(this.format(accountId, stored));
+      if (total >= offset && events.length < limit) events.push((stored.view ??= this.format(accountId, stored)));
       total++;
     }
     return { events, total };

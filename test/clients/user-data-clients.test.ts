@@ -46,6 +46,20 @@ describe('order events page client', () => {
     expect(stub.requests[0]!.headers).not.toHaveProperty('authorization');
   });
 
+  it('reads the same answer text again to the same page (its own list), and still refuses a malformed one', async () => {
+    const clock = new VirtualClock(T0);
+    const good = json(200, { data: { data: [makeEvent(1, T0, 'trade'), makeEvent(2, T0)], pagination: { total: 2, page: 1, pageSize: 50 } } });
+    const malformed = json(200, { data: { data: [{ ...makeEvent(3, T0), transactionHash: '0x12' }], pagination: { total: 1, page: 1, pageSize: 50 } } });
+    const stub = stubTransport(clock, [good, { ...good }, malformed, good]);
+    const client = createOrderEventsClient(context(clock, stub.transport), { baseUrl: 'http://user.test' });
+    const first = await client.page({ user: USER });
+    const again = await client.page({ user: USER });
+    expect(again).toEqual(first);
+    expect(again.events).not.toBe(first.events);
+    await expect(client.page({ user: USER })).rejects.toMatchObject({ code: 'PROTOCOL_SCHEMA_MISMATCH', message: expect.stringContaining('transactionHash') });
+    expect(await client.page({ user: USER })).toEqual(first);
+  });
+
   it('an {error} body of a 400 is a UserDataError with the server message; a 500 is retried, then HTTP_UNAVAILABLE', async () => {
     const clock = new VirtualClock(T0);
     const bad = stubTransport(clock, [json(400, { error: 'eventType must be one of order-created, order-canceled, trade' })]);

@@ -1,11 +1,13 @@
 import { privateKeyToAccount } from 'viem/accounts';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/core/logger.ts';
 import { Permission, RelayMethod } from '../../src/protocol/constants.ts';
 import { accountCoreDomain } from '../../src/protocol/eip712-types.ts';
 import type { Address } from '../../src/protocol/encoding.ts';
 import { signAuthorizeAccountSigner } from '../../src/protocol/intent-signing.ts';
 import { userDataErrorBodySchema } from '../../src/protocol/error-bodies.ts';
 import { activeOrdersResponseSchema, orderEventsResponseSchema } from '../../src/protocol/user-data.ts';
+import { createSimDispatch } from '../../src/sim/route-dispatch.ts';
 import { userDataRoutes } from '../../src/sim/user-data-routes.ts';
 import { call } from './sim-request.ts';
 import { createVenueFixture, MAKER_BID, TAKER, type VenueFixture } from './venue-fixture.ts';
@@ -69,6 +71,17 @@ describe('order events', () => {
     expect(data[0]!.eventType).toBe('order-created');
     const times = data.map((event) => Date.parse(event.blockTimestamp));
     expect(times).toEqual([...times].sort((a, b) => b - a));
+  });
+
+  it('answers, fresh or cached, the text JSON.stringify makes of the body (built from cached event texts)', async () => {
+    const r = routes(2000);
+    const dispatch = createSimDispatch({ routes: r, maxBodyBytes: 1 << 20, logger: createLogger({ level: 'silent' }) });
+    for (const query of ['', '?limit=3', '?limit=3', '?eventType=trade&offset=1', '?fromTimestamp=1&toTimestamp=2']) {
+      const url = `/api/v3/${TAKER}/user/order-events${query}`;
+      const response = await call(r, { url });
+      const answer = await dispatch({ method: 'GET', target: url, headers: {}, readBody: async () => ({ ok: true, text: '' }), ip: '127.0.0.1' });
+      expect(answer.text).toBe(JSON.stringify(response.body));
+    }
   });
 
   it('applies eventType, limit, offset, marketAddress and the timestamp window', async () => {
