@@ -183,6 +183,15 @@ describe('clobbot run --virtual: refused input (exit 2, nothing runs)', () => {
     await refused(['run', file, '--virtual'], /^error CLI_USAGE: run: --virtual needs a duration/m);
   });
 
+  it('a --journal-dir that holds an earlier run of the wallet (its nonces lie ahead of the virtual clock)', async () => {
+    const file = marketMakerFile('again', '20s');
+    const journalDir = join(ws.dir, 'journal-again');
+    const first = await runCli(['run', file, '--virtual', '--journal-dir', journalDir], {});
+    expect(first.code, first.stderr.slice(-2000)).toBe(0);
+    const [journal] = readdirSync(journalDir);
+    await refused(['run', file, '--virtual', '--journal-dir', journalDir], new RegExp(`^error CLI_USAGE: run: --virtual starts from a fresh journal, but \\S+${journal!.replace(/\./g, '\\.')} holds an earlier run's`, 'm'));
+  });
+
   it('a latency that is not one', async () => {
     const file = marketMakerFile('bad-latency', '1m', ['virtual:', '  latency:', '    relay: { uniform: [40ms, 5ms] }', '    marketData: fast']);
     const result = await runCli(['run', file, '--virtual'], {});

@@ -24,7 +24,7 @@
  * Exit: 0 a clean run; 1 a strategy failed, orders were left open, or the venue failed; 2 (thrown
  * BaseErrors) a mistake in the input.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { interval, Subscription, timer } from 'rxjs';
@@ -43,7 +43,7 @@ import type { YamlSource } from '../../config/yaml-source.ts';
 import { createFetchTransport } from '../../clients/http-transport.ts';
 import type { ClientContext } from '../../clients/send-request.ts';
 import { loadRunStrategies, type LoadedStrategy } from '../../strategy/load-strategy.ts';
-import { nodeJournalFs, type JournalFs } from '../../execution/journal.ts';
+import { journalPath, nodeJournalFs, type JournalFs } from '../../execution/journal.ts';
 import { installKillSwitchSignals } from '../../execution/kill-switch.ts';
 import { loadSigner, type WalletSigner } from '../../execution/signer-source.ts';
 import { createTradingRuntime, type StopReason } from '../../runtime/trading-runtime.ts';
@@ -78,7 +78,7 @@ export interface RunBotOptions {
   readonly network?: string;
   /** `--allow-mainnet`. */
   readonly allowMainnet?: boolean;
-  /** Where the journal lives (default `.clobbot/journal`; an ephemeral wallet's goes to a temp dir removed afterwards). */
+  /** Where the journal lives (default `.clobbot/journal`; an ephemeral wallet's, or a virtual run's, goes to a temp dir removed afterwards). */
   readonly journalDir?: string;
   /** Seed of the strategies' random sources and the in-process venue's faults. Default: from the clock. */
   readonly seed?: number;
@@ -174,6 +174,19 @@ function virtualProblem(config: RunConfig, network: NetworkName, durationMs: num
   return undefined;
 }
 
+/**
+ * A virtual run starts from a fresh journal: restoring one (a live run's, or an earlier virtual run's)
+ * would hold every intent behind that run's nonces, which lie ahead of the virtual clock, and would mix
+ * virtual records into a real wallet's history.
+ */
+function refuseEarlierJournal(dir: string, wallet: string): void {
+  const path = journalPath({ dir, network: 'sim', wallet });
+  if (!existsSync(path) || statSync(path).size === 0) return;
+  throw new BaseError('CLI_USAGE', `run: --virtual starts from a fresh journal, but ${path} holds an earlier run's: remove it or give another --journal-dir`, {
+    details: { command: 'run' },
+  });
+}
+
 /** Everything a run has read from files before its clock starts. */
 interface PreparedRun {
   readonly config: RunConfig;
@@ -211,6 +224,7 @@ export async function runBot(io: CliIo, options: RunBotOptions): Promise<number>
   const seed = options.seed ?? (virtual ? DEFAULT_VIRTUAL_SEED : clock.now() % 2 ** 31);
   const logger = createLogger({ level: config.logging.level, pretty: config.logging.pretty ?? io.isTty, destination: sinkDestination(io.stderr), clock });
   const wallet = await loadSigner({ source: config.wallet, network, env: io.env, cwd, ...(virtual ? { random: seededRandom(seed ^ 0x4e7) } : {}) });
+  if (virtual && options.journalDir !== undefined) refuseEarlierJournal(resolve(cwd, options.journalDir), wallet.address);
   const sim = virtual ? await loadConfigOrThrow(config.simConfig ?? DEFAULT_SIM_CONFIG, simConfigSchema, { env: io.env }) : undefined;
   const pending = createPendingWork();
   const prepared: PreparedRun = { config, source, strategies, network, durationMs, wallet, seed, logger, virtual: sim === undefined ? undefined : { sim, pending } };
@@ -282,8 +296,8 @@ async function runSession(io: CliIo, options: RunBotOptions, prepared: PreparedR
 
     // 3. and 4. Feeds, relay, engine, strategies.
     let journalDir = resolve(cwd, options.journalDir ?? DEFAULT_JOURNAL_DIR);
-    if (wallet.kind === 'ephemeral' && options.journalDir === undefined) {
-      // A fresh key is never used again: its journal has nothing to restore.
+    if ((wallet.kind === 'ephemeral' || virtual) && options.journalDir === undefined) {
+      // A fresh key is never used again, and a virtual run never restores a journal: nothing to keep.
       const temp = mkdtempSync(join(tmpdir(), 'clobbot-journal-'));
       journalDir = temp;
       cleanups.push(() => rmSync(temp, { recursive: true, force: true }));
