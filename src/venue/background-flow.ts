@@ -22,7 +22,7 @@
  * Time and randomness come only from the clock's scheduler and the seeded source, so the same seed
  * on the same clock gives the same orders, whatever steps the clock is advanced by.
  */
-import type { Subscription } from 'rxjs';
+import type { SchedulerAction, Subscription } from 'rxjs';
 import { keccak256, stringToHex } from 'viem';
 import { BaseError } from '../core/base-error.ts';
 import type { Clock } from '../core/clock.ts';
@@ -34,20 +34,21 @@ import { MAKER_SLOTS, type OrderSide } from '../protocol/constants.ts';
 import type { Address } from '../protocol/encoding.ts';
 import type { OrderIntent } from '../protocol/intent-types.ts';
 import { amountScale, baseRaw, feeRaw, quoteRaw, type AmountScale, type MarketSpec } from '../protocol/market-spec.ts';
+import {
+  countSides,
+  farthestLive,
+  liveCount,
+  nthLive,
+  oldestLiveAfter,
+  openCount,
+  PendingCancels,
+  type FlowRestingOrder,
+  type FlowSlotList,
+} from './flow-slots.ts';
+
+export type { FlowRestingOrder };
 
 // ---- the port --------------------------------------------------------------------------------
-
-/** What the flow reads of a resting order of one of its accounts. */
-export interface FlowRestingOrder {
-  readonly id: bigint;
-  /** Maker slot 0..61. */
-  readonly slot: number;
-  readonly side: OrderSide;
-  /** Price units. */
-  readonly price: bigint;
-  /** Open size, size units. */
-  readonly remaining: bigint;
-}
 
 /** A `wallet.execute_batch` of a background account, decoded (no header, no signature). */
 export interface FlowBatch {
@@ -69,8 +70,12 @@ export interface FlowVenue {
   available(accountId: bigint, token: Address): bigint;
   /** Best bid and ask of a market, price units (null: that side is empty). */
   bestBidAsk(market: Address): { readonly bid: bigint | null; readonly ask: bigint | null };
-  /** The account's resting orders on `market`. */
-  openOrders(accountId: bigint, market: Address): readonly FlowRestingOrder[];
+  /**
+   * The account's maker slots on `market` in slot order, null where empty; undefined before its
+   * first order there. The venue's live array: once it exists, the same array for good (the flow
+   * keeps it, and reads it only synchronously).
+   */
+  slots(accountId: bigint, market: Address): FlowSlotList | undefined;
   /** Queues a transaction of `accountId` on `market` for the next block. */
   enqueue(accountId: bigint, market: Address, tx: FlowBatch): void;
 }
@@ -168,7 +173,13 @@ interface FlowAccount {
   readonly owner: Address;
   /** Enqueue times of GTC orders that may not have executed yet. */
   readonly pendingPlaces: number[];
+  /** Its orders whose cancel was enqueued and may still be pending. */
+  readonly cancels: PendingCancels;
+  /** The venue's slots array of the account, once it exists. */
+  slots: FlowSlotList | undefined;
 }
+
+const NO_SLOTS: FlowSlotList = [];
 
 /** The flow of one market. */
 class MarketFlow {
@@ -193,9 +204,9 @@ class MarketFlow {
   private midAt: number;
   /** Float ms of the next arrival. */
   private nextAt: number;
-  /** Order ids whose cancel was enqueued -> until when it may still be pending. */
-  private readonly cancelRequested = new Map<bigint, number>();
   private subscription: Subscription | null = null;
+  /** Scratch of `chooseLimitSide`. */
+  private readonly sideCounts = { bids: 0, asks: 0 };
 
   constructor(
     private readonly venue: FlowVenue,
@@ -241,7 +252,7 @@ class MarketFlow {
       const owner = backgroundOwner(this.spec.symbol, i);
       const id = this.venue.fund(owner, this.spec.baseToken.address, this.baseNeed() * FUND_ORDERS);
       this.venue.fund(owner, this.spec.quoteToken.address, this.quoteNeed() * FUND_ORDERS);
-      this.accounts.push({ id, owner, pendingPlaces: [] });
+      this.accounts.push({ id, owner, pendingPlaces: [], cancels: new PendingCancels(), slots: undefined });
     }
     this.warmUp();
     if (this.totalRate > 0) {
@@ -256,11 +267,14 @@ class MarketFlow {
   }
 
   private scheduleNext(): void {
-    const delay = Math.max(0, Math.ceil(this.nextAt) - this.clock.now());
-    this.subscription = this.clock.scheduler.schedule(() => this.wake(), delay);
+    this.subscription = this.clock.scheduler.schedule(wakeFlow, this.nextDelay(), this);
   }
 
-  private wake(): void {
+  private nextDelay(): number {
+    return Math.max(0, Math.ceil(this.nextAt) - this.clock.now());
+  }
+
+  wake(action: SchedulerAction<MarketFlow>): void {
     const now = this.clock.now();
     let handled = 0;
     while (this.nextAt <= now) {
@@ -271,7 +285,8 @@ class MarketFlow {
       this.arrive(this.nextAt);
       this.nextAt += this.interArrivalMs();
     }
-    if (this.subscription !== null) this.scheduleNext();
+    // The action reschedules itself, as `scheduler.schedule` would queue a new one (same order).
+    if (this.subscription !== null) this.subscription = action.schedule(this, this.nextDelay());
   }
 
   private interArrivalMs(): number {
@@ -356,15 +371,11 @@ class MarketFlow {
     if (bid === null && ask !== null) pBid = 0.9;
     else if (ask === null && bid !== null) pBid = 0.1;
     else {
-      let bids = 0;
-      let asks = 0;
-      for (const account of this.accounts) {
-        for (const order of this.venue.openOrders(account.id, this.spec.address)) {
-          if (order.side === 'BUY') bids++;
-          else asks++;
-        }
-      }
-      pBid = (asks + 1) / (bids + asks + 2);
+      const counts = this.sideCounts;
+      counts.bids = 0;
+      counts.asks = 0;
+      for (const account of this.accounts) countSides(this.slotsOf(account), counts);
+      pBid = (counts.asks + 1) / (counts.bids + counts.asks + 2);
     }
     return this.random.next() < pBid ? 'BUY' : 'SELL';
   }
@@ -389,33 +400,31 @@ class MarketFlow {
     while (pending.length > 0 && pending[0]! + this.settleMs <= at) pending.shift();
     // Orders placed but maybe not executed yet count against the cap: a burst waits for its block.
     if (pending.length >= this.maxResting) return;
-    const open = this.venue.openOrders(account.id, this.spec.address);
-    const live = this.liveOrders(open, at).sort((a, b) => (a.id < b.id ? -1 : 1));
-    const excess = live.length + pending.length + 1 - this.maxResting;
-    for (let i = 0; i < excess; i++) this.enqueueCancel(account, live[i]!, at);
+    const slots = this.slotsOf(account);
+    account.cancels.expire(at);
+    const excess = liveCount(slots, account.cancels) + pending.length + 1 - this.maxResting;
+    // The `excess` oldest live orders, oldest first: a scan each (excess is small).
+    let after = -1n;
+    for (let n = 0; n < excess; n++) {
+      const oldest = oldestLiveAfter(slots, account.cancels, after)!;
+      after = oldest.id;
+      this.enqueueCancel(account, oldest, at);
+    }
     // The cancels just queued run first; earlier ones may still fail, so they are not counted.
-    if (open.length - Math.max(excess, 0) + pending.length >= MAKER_SLOTS) return;
+    if (openCount(slots) - Math.max(excess, 0) + pending.length >= MAKER_SLOTS) return;
     this.placeLimit(account, side, at);
   }
 
   private cancelOne(account: FlowAccount, at: number): void {
-    const live = this.liveOrders(this.venue.openOrders(account.id, this.spec.address), at);
-    if (live.length === 0) return;
-    let target: FlowRestingOrder;
-    if (this.random.next() < 0.5) {
-      target = live[0]!;
-      let farthest = -1;
-      for (const order of live) {
-        const distance = Math.abs(Number(order.price) - this.midUnits);
-        if (distance > farthest) {
-          farthest = distance;
-          target = order;
-        }
-      }
-    } else {
-      target = live[Math.floor(this.random.next() * live.length)]!;
-    }
-    this.enqueueCancel(account, target, at);
+    const slots = this.slotsOf(account);
+    account.cancels.expire(at);
+    const live = liveCount(slots, account.cancels);
+    if (live === 0) return;
+    const target =
+      this.random.next() < 0.5
+        ? farthestLive(slots, account.cancels, this.midUnits)
+        : nthLive(slots, account.cancels, Math.floor(this.random.next() * live));
+    this.enqueueCancel(account, target!, at);
   }
 
   private marketOrder(account: FlowAccount): void {
@@ -439,18 +448,8 @@ class MarketFlow {
     });
   }
 
-  /** Resting orders whose cancel is not already on its way (stale requests expire). */
-  private liveOrders(open: readonly FlowRestingOrder[], at: number): FlowRestingOrder[] {
-    const live: FlowRestingOrder[] = [];
-    for (const order of open) {
-      const until = this.cancelRequested.get(order.id);
-      if (until !== undefined && until > at) continue;
-      live.push(order);
-    }
-    if (this.cancelRequested.size > 4 * MAKER_SLOTS * this.accounts.length) {
-      for (const [id, until] of this.cancelRequested) if (until <= at) this.cancelRequested.delete(id);
-    }
-    return live;
+  private slotsOf(account: FlowAccount): FlowSlotList {
+    return (account.slots ??= this.venue.slots(account.id, this.spec.address)) ?? NO_SLOTS;
   }
 
   private enqueueCancel(account: FlowAccount, order: FlowRestingOrder, at: number): void {
@@ -460,7 +459,7 @@ class MarketFlow {
       cancelSlotIdxs: [order.slot],
       expectedOrderIds: [order.id],
     });
-    this.cancelRequested.set(order.id, at + this.settleMs);
+    account.cancels.add(order.id, at + this.settleMs);
   }
 
   /** Places WARM_UP_ORDERS_PER_SIDE orders per side, round robin over the accounts. */
@@ -471,6 +470,10 @@ class MarketFlow {
       this.placeLimit(account, i % 2 === 0 ? 'BUY' : 'SELL', at);
     }
   }
+}
+
+function wakeFlow(this: SchedulerAction<MarketFlow>, flow?: MarketFlow): void {
+  flow!.wake(this);
 }
 
 /**

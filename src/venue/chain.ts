@@ -10,6 +10,10 @@
  * - After each block the chain keeps a snapshot of the state (for the venue: the depth of every
  *   book) for the lag window, so a reader can see the state as of the newest block in each state.
  * - Receipts of the newest MAX_RECEIPTS executed transactions are kept.
+ * - `enqueue` refuses a hash already pending or executed; `enqueueUnique` is for hashes unique by
+ *   construction (the venue's system transactions: sender prefix and nonce), and skips that check.
+ *   Only the unique hashes looked up so far are compared with checked ones: the two kinds never meet
+ *   (a keccak hash would have to start with the system sender's 24-byte prefix).
  *
  * The chain knows nothing about what its transactions do: `execute` runs one, `endBlock` closes the
  * block, `snapshot` captures the state after it.
@@ -97,6 +101,8 @@ export interface ChainParameters<P, S> {
   readonly snapshot: (block: BlockHeader, previous: S) => S;
   /** Called once per block after it was executed and snapshotted. */
   readonly onBlock?: (block: ProducedBlock<S>) => void;
+  /** Receipts kept; default MAX_RECEIPTS (tests make it small). */
+  readonly maxReceipts?: number;
 }
 
 const ZERO_HASH: Hex = `0x${'0'.repeat(64)}`;
@@ -118,10 +124,23 @@ export class Chain<P, S> {
   private readonly clock: Clock;
   private readonly params: ChainParameters<P, S>;
   private pending: ChainTx<P>[] = [];
+  /** Per pending transaction: queued by `enqueueUnique`. */
+  private pendingUnique: boolean[] = [];
   private readonly pendingHashes = new Set<Hex>();
   /** The newest blocks (genesis first while it is in the window), oldest first. */
   private readonly recent: { header: BlockHeader; snapshot: S }[];
+  /** Receipts kept, in execution order from `oldest` (and whether each tx was queued unique). */
+  private log: ChainReceipt[] = [];
+  private logUnique: boolean[] = [];
+  private oldest = 0;
+  /**
+   * Kept receipts by hash: every checked transaction's at once, unique ones' (up to log position
+   * `indexed`) only when a lookup misses. Hashing every background order's hash into the map was
+   * a tenth of the venue's time, and hardly any is ever looked up.
+   */
   private readonly receipts = new Map<Hex, ChainReceipt>();
+  private indexed = 0;
+  private readonly maxReceipts: number;
   private readonly window: number;
   private timer: Subscription | null = null;
 
@@ -133,6 +152,7 @@ export class Chain<P, S> {
       invariantBroken('state lags must be voted <= finalized <= committed', { voted, finalized, committed });
     }
     this.window = committed + 1;
+    this.maxReceipts = params.maxReceipts ?? MAX_RECEIPTS;
     const genesis: BlockHeader = {
       number: 0n,
       hash: blockHash(params.chainId, 0n, ZERO_HASH, context.clock.now(), []),
@@ -165,7 +185,17 @@ export class Chain<P, S> {
       invariantBroken('transaction hash submitted twice', { hash: tx.hash });
     }
     this.pending.push(tx);
+    this.pendingUnique.push(false);
     this.pendingHashes.add(tx.hash);
+  }
+
+  /**
+   * Queues a transaction whose hash is unique by construction (a system transaction's holds its
+   * sender's nonce): it skips the duplicate lookups, which the background flow would pay per order.
+   */
+  enqueueUnique(tx: ChainTx<P>): void {
+    this.pending.push(tx);
+    this.pendingUnique.push(true);
   }
 
   /** Transactions waiting for the next block. */
@@ -174,7 +204,7 @@ export class Chain<P, S> {
   }
 
   isPending(hash: Hex): boolean {
-    return this.pendingHashes.has(hash);
+    return this.pendingHashes.has(hash) || this.pending.some((tx) => tx.hash === hash);
   }
 
   /**
@@ -184,7 +214,9 @@ export class Chain<P, S> {
   produceBlock(): ProducedBlock<S> {
     const parent = this.head();
     const transactions = this.pending;
+    const unique = this.pendingUnique;
     this.pending = [];
+    this.pendingUnique = [];
     this.pendingHashes.clear();
     const number = parent.number + 1n;
     const timestamp = this.clock.now();
@@ -214,8 +246,7 @@ export class Chain<P, S> {
         reason: result.success ? null : result.reason,
       };
       receipts.push(receipt);
-      this.receipts.set(tx.hash, receipt);
-      if (this.receipts.size > MAX_RECEIPTS) this.receipts.delete(this.receipts.keys().next().value!);
+      this.keep(receipt, unique[txIndex]!);
     }
     if (this.params.endBlock) this.params.endBlock(header, logIndex);
     const snapshot = this.params.snapshot(header, this.recent[this.recent.length - 1]!.snapshot);
@@ -257,6 +288,29 @@ export class Chain<P, S> {
   }
 
   receipt(hash: Hex): ChainReceipt | undefined {
+    const found = this.receipts.get(hash);
+    if (found !== undefined || this.indexed === this.log.length) return found;
+    for (let i = Math.max(this.indexed, this.oldest); i < this.log.length; i++) {
+      if (this.logUnique[i]) this.receipts.set(this.log[i]!.transactionHash, this.log[i]!);
+    }
+    this.indexed = this.log.length;
     return this.receipts.get(hash);
+  }
+
+  /** Keeps a new receipt, dropping the oldest beyond the limit. */
+  private keep(receipt: ChainReceipt, unique: boolean): void {
+    if (!unique) this.receipts.set(receipt.transactionHash, receipt);
+    this.log.push(receipt);
+    this.logUnique.push(unique);
+    if (this.log.length - this.oldest <= this.maxReceipts) return;
+    const at = this.oldest++;
+    if (at < this.indexed || !this.logUnique[at]) this.receipts.delete(this.log[at]!.transactionHash);
+    // Cut the dropped half off the log once it is as long as the kept one (not one shift per receipt).
+    if (this.oldest >= this.maxReceipts) {
+      this.log = this.log.slice(this.oldest);
+      this.logUnique = this.logUnique.slice(this.oldest);
+      this.indexed = Math.max(0, this.indexed - this.oldest);
+      this.oldest = 0;
+    }
   }
 }

@@ -56,37 +56,44 @@ function blockInfo(header: BlockHeader): BlockInfo {
 /** The levels of one side of a block's book as formatted so far (best first). */
 interface FormattedSide {
   readonly levels: readonly (readonly [bigint, bigint])[];
+  /** Whose precisions made the strings. */
+  readonly market: MarketSpec;
   readonly done: [string, string][];
   /** The side formatted before this one, whose unchanged levels this one reuses, and where in it the next level is sought. */
   previous: FormattedSide | undefined;
   cursor: number;
 }
 
-/** Human-readable levels of a block's book, formatted once and shared by every depth read of that block. */
-const formattedBooks = new WeakMap<DepthSnapshot, { bids: FormattedSide; asks: FormattedSide }>();
+/**
+ * Human-readable levels of a side of a block's book, formatted once and shared by every depth read
+ * of it. Keyed by the side's array: the engine shares a side that did not change between blocks.
+ */
+const formattedSides = new WeakMap<readonly (readonly [bigint, bigint])[], FormattedSide>();
 /** The side of each market formatted last: the next block's book repeats most of its levels, whose strings it reuses. */
-const latestFormatted = new Map<string, FormattedSide>();
+const latestFormatted = { bids: new Map<Address, FormattedSide>(), asks: new Map<Address, FormattedSide>() };
 
 /** A side of a new block's book to format, following the side formatted last. */
-function startSide(book: DepthSnapshot, side: 'bids' | 'asks', market: MarketSpec): FormattedSide {
-  // The precisions too: they make the strings (venues of tests may share an address).
-  const key = `${market.address}:${market.pricePrecision}:${market.sizePrecision}:${side}`;
-  const previous = latestFormatted.get(key);
+function startSide(levels: readonly (readonly [bigint, bigint])[], side: 'bids' | 'asks', market: MarketSpec): FormattedSide {
+  const latest = latestFormatted[side];
+  let previous = latest.get(market.address);
   // Only one side back: a chain of older sides would stay alive.
   if (previous !== undefined) previous.previous = undefined;
-  const fresh: FormattedSide = { levels: book[side], done: [], previous, cursor: 0 };
-  latestFormatted.set(key, fresh);
+  // The precisions make the strings (venues of tests may share an address).
+  if (previous !== undefined && (previous.market.pricePrecision !== market.pricePrecision || previous.market.sizePrecision !== market.sizePrecision)) {
+    previous = undefined;
+  }
+  const fresh: FormattedSide = { levels, market, done: [], previous, cursor: 0 };
+  latest.set(market.address, fresh);
   return fresh;
 }
 
 /** Exported for its test. */
 export function formattedLevels(book: DepthSnapshot, side: 'bids' | 'asks', market: MarketSpec, limit: number): [string, string][] {
-  let formatted = formattedBooks.get(book);
-  if (formatted === undefined) {
-    formatted = { bids: startSide(book, 'bids', market), asks: startSide(book, 'asks', market) };
-    formattedBooks.set(book, formatted);
+  let state = formattedSides.get(book[side]);
+  if (state === undefined || state.market !== market) {
+    state = startSide(book[side], side, market);
+    formattedSides.set(book[side], state);
   }
-  const state = formatted[side];
   const { levels, done } = state;
   const isBid = side === 'bids';
   for (let i = done.length; i < Math.min(limit, levels.length); i++) {
@@ -154,16 +161,19 @@ export function createSimVenue(parameters: CreateSimVenueParameters): SimVenueMo
 
   const onBlock = (produced: ProducedBlock<DepthBooks>) => {
     for (const receipt of produced.receipts) {
+      const relayed = relayTxs.size > 0 && relayTxs.delete(receipt.transactionHash);
+      // Most blocks hold only the background flow's transactions, whose outcomes no one may watch.
+      if (!relayed && !systemOutcomes.observed) continue;
       const outcome: TxOutcome = {
         txHash: receipt.transactionHash,
         status: receipt.success ? 'CONFIRMED' : 'REVERTED',
         blockNumber: receipt.blockNumber,
         reason: receipt.reason,
       };
-      if (relayTxs.delete(receipt.transactionHash)) outcomes.next(outcome);
+      if (relayed) outcomes.next(outcome);
       else systemOutcomes.next(outcome);
     }
-    blocks.next(blockInfo(produced.header));
+    if (blocks.observed) blocks.next(blockInfo(produced.header));
   };
 
   const chain = new Chain<QueuedTx, DepthBooks>(
@@ -260,7 +270,7 @@ export function createSimVenue(parameters: CreateSimVenueParameters): SimVenueMo
             fund,
             available: (accountId, token) => engine.balance(accountId, token).available,
             bestBidAsk: (market) => venue.bestBidAsk(market),
-            openOrders: (accountId, market) => engine.activeOrders(accountId, market),
+            slots: (accountId, market) => engine.accounts.get(accountId)?.peekSlots(market),
             enqueue: (accountId, market, tx) => {
               venue.enqueueSystemTx(accountId, market, tx);
             },
@@ -351,7 +361,7 @@ export function createSimVenue(parameters: CreateSimVenueParameters): SimVenueMo
           ? { kind: 'batch', accountId, market, cancelSlotIdxs: body.cancelSlotIdxs, expectedOrderIds: body.expectedOrderIds, orders: body.orders }
           : { kind: 'replace', accountId, market, ops: body.ops, expectedOrderIds: body.expectedOrderIds };
       const hash = systemTxHash(systemNonce++);
-      chain.enqueue({ hash, from: SYSTEM_SENDER, to: market, type: 'DYNAMIC_FEE', payload: { origin: 'system', tx } });
+      chain.enqueueUnique({ hash, from: SYSTEM_SENDER, to: market, type: 'DYNAMIC_FEE', payload: { origin: 'system', tx } });
       return hash;
     },
     systemOutcomes$: systemOutcomes.asObservable(),

@@ -35,6 +35,8 @@ export class PriceLevel {
   /** Sum of `remaining` of the orders here. */
   total = 0n;
   count = 0;
+  /** `[price, total]` as the last depth read showed it: reused while the total stays (depth runs every block). */
+  depthEntry: readonly [bigint, bigint] | null = null;
 
   constructor(price: bigint, priceKey: number, isBid: boolean) {
     this.price = price;
@@ -47,6 +49,9 @@ export class PriceLevel {
 export class BookSide {
   readonly isBid: boolean;
   readonly levels: PriceLevel[] = [];
+  /** The last depth read of this side and its limit; dropped by every change of the side's orders. */
+  depthCache: readonly (readonly [bigint, bigint])[] | null = null;
+  depthLimit = 0;
 
   constructor(isBid: boolean) {
     this.isBid = isBid;
@@ -162,6 +167,7 @@ export class OrderBook<O extends BookOrder = BookOrder> {
   add(order: O): void {
     if (order.level !== null || this.byId.has(order.id)) invariantBroken('order added twice', { orderId: order.id.toString() });
     const side = order.isBuy ? this.bids : this.asks;
+    side.depthCache = null;
     let level = side.find(order.priceKey);
     if (level === undefined) {
       level = new PriceLevel(order.price, order.priceKey, order.isBuy);
@@ -194,7 +200,9 @@ export class OrderBook<O extends BookOrder = BookOrder> {
     else next.prev = prev;
     level.total -= order.remaining;
     level.count--;
-    if (level.count === 0) (order.isBuy ? this.bids : this.asks).remove(level);
+    const side = order.isBuy ? this.bids : this.asks;
+    side.depthCache = null;
+    if (level.count === 0) side.remove(level);
     order.prev = null;
     order.next = null;
     order.level = null;
@@ -207,7 +215,9 @@ export class OrderBook<O extends BookOrder = BookOrder> {
    * re-inserting the level if it had emptied. Exact when removals are undone in reverse order.
    */
   restore(order: O, level: PriceLevel, prev: BookOrder | null): void {
-    if (level.count === 0) (order.isBuy ? this.bids : this.asks).insert(level);
+    const side = order.isBuy ? this.bids : this.asks;
+    side.depthCache = null;
+    if (level.count === 0) side.insert(level);
     const next = prev === null ? level.head : prev.next;
     order.prev = prev;
     order.next = next;
@@ -229,6 +239,7 @@ export class OrderBook<O extends BookOrder = BookOrder> {
     }
     order.remaining -= size;
     level.total -= size;
+    (order.isBuy ? this.bids : this.asks).depthCache = null;
   }
 
   /** Sets a resting order's open size back to `remaining` (undo of `reduce`). */
@@ -237,6 +248,7 @@ export class OrderBook<O extends BookOrder = BookOrder> {
     if (level === null) invariantBroken('resizing an order that does not rest', { orderId: order.id.toString() });
     level.total += remaining - order.remaining;
     order.remaining = remaining;
+    (order.isBuy ? this.bids : this.asks).depthCache = null;
   }
 
   /** The top `limit` levels of each side, aggregated, best first. */
@@ -253,12 +265,24 @@ export class OrderBook<O extends BookOrder = BookOrder> {
   }
 }
 
-function topLevels(side: BookSide, limit: number): (readonly [bigint, bigint])[] {
+/**
+ * The side's top levels. The venue reads both sides after every block that touched the market, and
+ * most blocks leave a side, or most of its levels, as they were: those are shared with the last read.
+ */
+function topLevels(side: BookSide, limit: number): readonly (readonly [bigint, bigint])[] {
+  if (side.depthCache !== null && side.depthLimit === limit) return side.depthCache;
   const levels = side.levels;
-  const out: (readonly [bigint, bigint])[] = [];
-  for (let i = levels.length - 1; i >= 0 && out.length < limit; i--) {
-    const level = levels[i]!;
-    out.push([level.price, level.total]);
+  const out = new Array<readonly [bigint, bigint]>(limit > 0 ? Math.min(Math.ceil(limit), levels.length) : 0);
+  for (let n = 0; n < out.length; n++) {
+    const level = levels[levels.length - 1 - n]!;
+    let entry = level.depthEntry;
+    if (entry === null || entry[1] !== level.total) {
+      entry = [level.price, level.total];
+      level.depthEntry = entry;
+    }
+    out[n] = entry;
   }
+  side.depthCache = out;
+  side.depthLimit = limit;
   return out;
 }

@@ -19,7 +19,7 @@ import type { ActiveOrder, EventToken, OrderEvent, OrderEventsQuery } from '../p
 import { invariantBroken } from './invariant.ts';
 import { amountScale, baseRaw, type AmountScale, type MarketSpec } from '../protocol/market-spec.ts';
 import type { RestingOrder } from './resting-order.ts';
-import type { VenueEvent } from './venue-events.ts';
+import type { OrderFilled, VenueEvent } from './venue-events.ts';
 
 /** Events kept per account (older ones are dropped). */
 export const MAX_EVENTS_PER_ACCOUNT = 100_000;
@@ -85,8 +85,12 @@ export interface OrderHistoryContext {
   readonly ownerOf: (accountId: bigint) => Address | undefined;
 }
 
+/** The last time formatted: the events of one block share it, and are formatted together. */
+let isoCache = { ms: Number.NaN, text: '' };
+
 function iso(ms: number): string {
-  return new Date(ms).toISOString();
+  if (isoCache.ms !== ms) isoCache = { ms, text: new Date(ms).toISOString() };
+  return isoCache.text;
 }
 
 /**
@@ -170,26 +174,8 @@ export class OrderHistory {
           break;
         }
         case 'OrderFilled': {
-          const sides = [
-            [event.makerAccountId, event.makerOrderId, event.takerSide !== 'BUY', event.makerRemaining],
-            [event.takerAccountId, event.takerOrderId, event.takerSide === 'BUY', event.takerRemaining],
-          ] as const;
-          for (const [accountId, orderId, isBuy, remaining] of sides) {
-            const order = this.liveOrder(orderId);
-            this.push(accountId, {
-              type: 'trade',
-              time,
-              txHash,
-              market: event.market,
-              orderId,
-              isBuy,
-              size: order.size,
-              price: event.price,
-              amount: event.size,
-              remaining,
-            });
-            if (remaining === 0n) this.live.delete(orderId);
-          }
+          this.recordTrade(event, event.makerAccountId, event.makerOrderId, event.takerSide !== 'BUY', event.makerRemaining, time, txHash);
+          this.recordTrade(event, event.takerAccountId, event.takerOrderId, event.takerSide === 'BUY', event.takerRemaining, time, txHash);
           break;
         }
         case 'OrderCanceled': {
@@ -210,6 +196,24 @@ export class OrderHistory {
         }
       }
     }
+  }
+
+  /** One side's `trade` event of a fill (positional: a fill records two, and there are many fills). */
+  private recordTrade(event: OrderFilled, accountId: bigint, orderId: bigint, isBuy: boolean, remaining: bigint, time: number, txHash: Hex): void {
+    const order = this.liveOrder(orderId);
+    this.push(accountId, {
+      type: 'trade',
+      time,
+      txHash,
+      market: event.market,
+      orderId,
+      isBuy,
+      size: order.size,
+      price: event.price,
+      amount: event.size,
+      remaining,
+    });
+    if (remaining === 0n) this.live.delete(orderId);
   }
 
   /** Where a live order was placed, or undefined. */

@@ -31,7 +31,6 @@
  * Signature recovery is asynchronous (viem), so `submit` returns a promise; submissions are
  * serialised: each is checked against the state its predecessors left, in call order.
  */
-import { encodeAbiParameters, keccak256 } from 'viem';
 import { isBaseError } from '../core/base-error.ts';
 import type { Clock } from '../core/clock.ts';
 import { Permission, RelayErrorCode, RelayMethod, type RelayErrorCodeName } from '../protocol/constants.ts';
@@ -51,7 +50,10 @@ import type { RelayCall } from '../protocol/relay-request.ts';
 import type { ChainTx, TxType } from './chain.ts';
 import type { SubmitResult } from './sim-venue.ts';
 import type { SignerRegistry } from './signer-registry.ts';
+import { sponsoredTxHash } from './venue-hashes.ts';
 import type { IntentGuard, QueuedTx, VenueTx } from './venue-transaction.ts';
+
+export { sponsoredTxHash };
 
 /** The relay's settings (from the sim config). */
 export interface RelaySettings {
@@ -88,13 +90,6 @@ export function rejected(code: RelayErrorCodeName, message: string): Rejected {
     sponsorAddress: null,
     sponsorNonce: null,
   };
-}
-
-/** The hash of the sponsor's transaction with `sponsorNonce`: keccak256(abi.encode(chainId, sponsor, sponsorNonce)). */
-export function sponsoredTxHash(chainId: number, sponsor: Address, sponsorNonce: bigint): Hex {
-  return keccak256(
-    encodeAbiParameters([{ type: 'uint256' }, { type: 'address' }, { type: 'uint256' }], [BigInt(chainId), sponsor, sponsorNonce]),
-  );
 }
 
 /** Recovers a signer, mapping a malformed or non-canonical signature to its message. */

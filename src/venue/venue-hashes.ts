@@ -1,14 +1,18 @@
 /**
  * The hashes the simulated chain makes up for itself: block hashes (keccak256 of an ABI encoding,
  * written into a buffer and hashed with our keccak rather than through viem's generic encoder: a
- * virtual hour makes nine thousand) and the hashes of its system transactions.
+ * virtual hour makes nine thousand), the relay sponsor's transaction hashes and the hashes of its
+ * system transactions.
  */
 import { bytesToHex } from 'viem';
 import type { Address, Hex } from '../protocol/encoding.ts';
 import { writeHexWord, writeUintWord } from '../protocol/eip712-hasher.ts';
-import { keccak256Bytes } from '../protocol/keccak256.ts';
+import { keccak256Bytes, keccak256Into } from '../protocol/keccak256.ts';
 
 const WORD = 32;
+/** The encoding of a block, reused (grown when a block holds more transactions): a block a few hundred ms. */
+let blockScratch = new Uint8Array(WORD * 64);
+const blockDigest = new Uint8Array(WORD);
 
 /**
  * `keccak256(abi.encode(uint256 chainId, uint256 number, bytes32 parentHash, uint256 timestampMs, bytes32[] txHashes))`.
@@ -16,7 +20,9 @@ const WORD = 32;
  * @example blockHash(31337, 1n, parent.hash, clock.now(), ['0x…'])
  */
 export function blockHash(chainId: number, number: bigint, parentHash: Hex, timestamp: number, transactions: readonly Hex[]): Hex {
-  const bytes = new Uint8Array(WORD * (6 + transactions.length));
+  const size = WORD * (6 + transactions.length);
+  if (blockScratch.length < size) blockScratch = new Uint8Array(Math.max(size, 2 * blockScratch.length));
+  const bytes = blockScratch;
   writeUintWord(bytes, 0, chainId);
   writeUintWord(bytes, WORD, number);
   writeHexWord(bytes, 2 * WORD, parentHash, 32);
@@ -25,7 +31,25 @@ export function blockHash(chainId: number, number: bigint, parentHash: Hex, time
   writeUintWord(bytes, 4 * WORD, 5 * WORD);
   writeUintWord(bytes, 5 * WORD, transactions.length);
   for (let i = 0; i < transactions.length; i++) writeHexWord(bytes, (6 + i) * WORD, transactions[i]!, 32);
-  return bytesToHex(keccak256Bytes(bytes));
+  // Every word is written in full, so the scratch needs no clearing.
+  keccak256Into(bytes.subarray(0, size), blockDigest);
+  return bytesToHex(blockDigest);
+}
+
+const sponsoredScratch = new Uint8Array(3 * WORD);
+
+/**
+ * The hash of the relay sponsor's transaction with `sponsorNonce`:
+ * `keccak256(abi.encode(uint256 chainId, address sponsor, uint256 sponsorNonce))`.
+ *
+ * @example sponsoredTxHash(31337, sponsor, 0n) // '0x…'
+ */
+export function sponsoredTxHash(chainId: number, sponsor: Address, sponsorNonce: bigint): Hex {
+  writeUintWord(sponsoredScratch, 0, chainId);
+  writeHexWord(sponsoredScratch, WORD, sponsor, 20);
+  writeUintWord(sponsoredScratch, 2 * WORD, sponsorNonce);
+  keccak256Into(sponsoredScratch, blockDigest);
+  return bytesToHex(blockDigest);
 }
 
 /**

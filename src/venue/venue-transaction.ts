@@ -77,6 +77,11 @@ export interface VenueTxContext {
   readonly registry: SignerRegistry;
 }
 
+/** Block time in unix seconds (only guarded transactions need it). */
+function blockSeconds(blockTimeMs: number): bigint {
+  return BigInt(Math.floor(blockTimeMs / 1000));
+}
+
 function revert(code: RelayErrorCodeName, message: string): VenueTxResult {
   return { ok: false, code, message };
 }
@@ -101,24 +106,15 @@ function guardProblem(registry: SignerRegistry, accountId: bigint, guard: Intent
  */
 export function executeVenueTx(context: VenueTxContext, tx: VenueTx, blockTimeMs: number): VenueTxResult {
   const { engine, registry } = context;
-  const blockSec = BigInt(Math.floor(blockTimeMs / 1000));
   switch (tx.kind) {
     case 'batch':
     case 'replace': {
       if (tx.guard !== undefined) {
-        const problem = guardProblem(registry, tx.accountId, tx.guard, blockSec);
+        const problem = guardProblem(registry, tx.accountId, tx.guard, blockSeconds(blockTimeMs));
         if (problem !== null) return problem;
       }
-      const result =
-        tx.kind === 'batch'
-          ? engine.executeBatch({
-              accountId: tx.accountId,
-              market: tx.market,
-              cancelSlotIdxs: tx.cancelSlotIdxs,
-              expectedOrderIds: tx.expectedOrderIds,
-              orders: tx.orders,
-            })
-          : engine.executeReplace({ accountId: tx.accountId, market: tx.market, ops: tx.ops, expectedOrderIds: tx.expectedOrderIds });
+      // The transaction holds the engine's parameters (a copy per background order is only garbage).
+      const result = tx.kind === 'batch' ? engine.executeBatch(tx) : engine.executeReplace(tx);
       if (!result.ok) return revert(result.code, result.message);
       return { ok: true, events: result.events, markets: [tx.market] };
     }

@@ -3,6 +3,7 @@
  * implements the FlowVenue port and executes the queued transactions every 400 ms, like blocks.
  */
 import { interval, type Subscription } from 'rxjs';
+import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfigOrThrow } from '../../src/config/load-config.ts';
 import { simConfigSchema, type SimConfig, type SimFlowConfig } from '../../src/config/sim-config.ts';
@@ -67,6 +68,10 @@ class EngineFlowVenue implements FlowVenue {
     return { bid: book.bestBid(), ask: book.bestAsk() };
   }
 
+  slots(accountId: bigint, market: Address): readonly (FlowRestingOrder | null)[] | undefined {
+    return this.engine.accounts.get(accountId)?.peekSlots(market);
+  }
+
   openOrders(accountId: bigint, market: Address): readonly FlowRestingOrder[] {
     return this.engine.activeOrders(accountId, market);
   }
@@ -126,6 +131,7 @@ interface RunOptions {
   readonly durationMs: number;
   readonly stepMs?: number;
   readonly maxRestingPerAccount?: number;
+  readonly settleMs?: number;
   readonly onStep?: (venue: EngineFlowVenue, flow: BackgroundFlow) => void;
   readonly venue?: (engine: MatchingEngine, clock: VirtualClock) => EngineFlowVenue;
 }
@@ -140,6 +146,7 @@ function runFlow(options: RunOptions) {
     clock,
     ...(options.seed === undefined ? {} : { seed: options.seed }),
     ...(options.maxRestingPerAccount === undefined ? {} : { maxRestingPerAccount: options.maxRestingPerAccount }),
+    ...(options.settleMs === undefined ? {} : { settleMs: options.settleMs }),
   });
   venue.flow = flow;
   const step = options.stepMs ?? options.durationMs;
@@ -349,5 +356,59 @@ describe('startBackgroundFlow limits', () => {
     const venue = new EngineFlowVenue(new MatchingEngine({ markets: [tiny.spec] }), clock);
     expect(() => startBackgroundFlow(venue, { markets: [tiny], clock })).toThrow(/no size within minSize..maxSize/);
     venue.dispose();
+  });
+});
+
+/**
+ * The flow keeps its cancel requests per account and scans the live slots instead of building
+ * arrays of live orders: its cancels must follow the rules as a plain map of requests says them.
+ */
+describe('startBackgroundFlow cancels, against a map of every cancel request', () => {
+  it('cancels only resting orders, never one whose cancel may still be pending', () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          seed: fc.integer({ min: 0, max: 1000 }),
+          settleMs: fc.constantFrom(0, 400, 1000, 2600),
+          maxResting: fc.integer({ min: 1, max: 12 }),
+          accounts: fc.integer({ min: 1, max: 3 }),
+          limit: fc.double({ min: 1, max: 30, noNaN: true }),
+          // At least one cancel a second, so every run cancels something (with none it would prove nothing).
+          cancel: fc.double({ min: 1, max: 30, noNaN: true }),
+        }),
+        ({ seed, settleMs, maxResting, accounts, limit, cancel }) => {
+          const requested = new Map<bigint, number>();
+          let problems = 0;
+          let cancels = 0;
+          class Checked extends EngineFlowVenue {
+            override enqueue(accountId: bigint, market: Address, tx: FlowBatch): void {
+              const now = this.clock.now();
+              const slots = this.engine.accounts.get(accountId)?.peekSlots(market) ?? [];
+              for (const [i, slot] of tx.cancelSlotIdxs.entries()) {
+                const id = tx.expectedOrderIds[i]!;
+                cancels++;
+                // The flow times a request from its arrival, up to 1 ms before the clock's now.
+                if (slots[slot]?.id !== id || (requested.get(id) ?? -Infinity) - 1 >= now) problems++;
+                requested.set(id, now + settleMs);
+              }
+              super.enqueue(accountId, market, tx);
+            }
+          }
+          const market = withFlow(MON_USDC, { seed, accounts, arrivalsPerSecond: { limit, cancel, market: 0.5 } });
+          const { venue } = runFlow({
+            markets: [market],
+            durationMs: 60_000,
+            stepMs: 1000,
+            settleMs,
+            maxRestingPerAccount: maxResting,
+            venue: (engine, clock) => new Checked(engine, clock),
+          });
+          venue.dispose();
+          expect(cancels).toBeGreaterThan(0);
+          expect(problems).toBe(0);
+        },
+      ),
+      { numRuns: 25 },
+    );
   });
 });

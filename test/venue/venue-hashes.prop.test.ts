@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { encodeAbiParameters, keccak256 } from 'viem';
 import { describe, expect, it } from 'vitest';
 import type { Address, Hex } from '../../src/protocol/encoding.ts';
-import { blockHash, systemTxHashes } from '../../src/venue/venue-hashes.ts';
+import { blockHash, sponsoredTxHash, systemTxHashes } from '../../src/venue/venue-hashes.ts';
 
 const bytes32 = fc.uint8Array({ minLength: 32, maxLength: 32 }).map((bytes) => `0x${Buffer.from(bytes).toString('hex')}` as Hex);
 const address = fc.uint8Array({ minLength: 20, maxLength: 20 }).map((bytes) => `0x${Buffer.from(bytes).toString('hex')}` as Address);
@@ -16,6 +16,15 @@ describe('venue hashes', () => {
           encodeAbiParameters([{ type: 'uint256' }, { type: 'uint256' }, { type: 'bytes32' }, { type: 'uint256' }, { type: 'bytes32[]' }], [BigInt(chainId), number, parent, BigInt(timestamp), txs]),
         );
         expect(blockHash(chainId, number, parent, timestamp, txs)).toBe(expected);
+      }),
+    );
+  });
+
+  it('sponsoredTxHash = keccak256(abi.encode(uint256, address, uint256))', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 2 ** 40 }), address, fc.bigInt({ min: 0n, max: 2n ** 256n - 1n }), (chainId, sponsor, nonce) => {
+        const expected = keccak256(encodeAbiParameters([{ type: 'uint256' }, { type: 'address' }, { type: 'uint256' }], [BigInt(chainId), sponsor, nonce]));
+        expect(sponsoredTxHash(chainId, sponsor, nonce)).toBe(expected);
       }),
     );
   });
