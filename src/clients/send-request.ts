@@ -3,6 +3,7 @@
  * AbortSignal, and retries of idempotent reads (no answer, 5xx, 429) with backoff and jitter.
  * Answers of any status are returned: each client turns its host's refusals into typed errors.
  */
+import type { Subscription } from 'rxjs';
 import type { Clock } from '../core/clock.ts';
 import { isBaseError } from '../core/base-error.ts';
 import type { RandomSource } from '../core/random.ts';
@@ -59,39 +60,85 @@ async function abortable<T>(step: () => Promise<T>, where: string, signal: Abort
   }
 }
 
+/**
+ * One attempt under way: whether it has ended, its timeout, and the listener of the caller's signal
+ * (an object with `handleEvent`, so an attempt allocates one object rather than a closure per part).
+ */
+class Attempt {
+  settled = false;
+  timeout: Subscription | undefined = undefined;
+
+  constructor(
+    readonly params: SendRequestParameters,
+    readonly where: string,
+    readonly controller: AbortController,
+    readonly resolve: (response: HttpResponse) => void,
+    readonly reject: (reason: unknown) => void,
+  ) {}
+
+  /** Ends the attempt; false when it had already ended (its outcome is then ignored). */
+  end(): boolean {
+    if (this.settled) return false;
+    this.settled = true;
+    this.timeout!.unsubscribe();
+    this.params.signal?.removeEventListener('abort', this);
+    return true;
+  }
+
+  /** The caller aborted. */
+  handleEvent(): void {
+    const signal = this.params.signal!;
+    this.controller.abort(signal.reason);
+    if (this.end()) this.reject(aborted(this.where, signal, true));
+  }
+
+  timedOut(): void {
+    this.controller.abort(TIMED_OUT);
+    if (!this.end()) return;
+    const { params } = this;
+    this.reject(
+      new ClientError('HTTP_TIMEOUT', `${this.where}: no answer within ${params.timeoutMs} ms`, {
+        details: { url: describeUrl(params.request.url), timeoutMs: params.timeoutMs, requestMayHaveBeenSent: true },
+      }),
+    );
+  }
+
+  answered(response: HttpResponse): void {
+    if (this.end()) this.resolve(response);
+  }
+
+  failed(error: unknown): void {
+    if (!this.end()) return;
+    if (isBaseError(error)) this.reject(error);
+    else {
+      this.reject(
+        new ClientError('HTTP_UNAVAILABLE', `${this.where}: cannot reach the host`, {
+          details: { url: describeUrl(this.params.request.url), requestMayHaveBeenSent: true },
+          cause: error,
+        }),
+      );
+    }
+  }
+}
+
+/** The timeout's work on the scheduler (the attempt is its state: no closure per attempt). */
+function timeOut(this: unknown, attempt?: Attempt): void {
+  attempt!.timedOut();
+}
+
 /** One attempt: the transport raced against the clock's timeout and the caller's signal. */
 function attemptOnce(context: ClientContext, params: SendRequestParameters, where: string): Promise<HttpResponse> {
   const { clock, transport } = context;
   const controller = new AbortController();
   const { signal } = params;
   return new Promise<HttpResponse>((resolve, reject) => {
-    let settled = false;
-    const finish = (action: () => void) => {
-      if (settled) return;
-      settled = true;
-      timeout.unsubscribe();
-      signal?.removeEventListener('abort', onAbort);
-      action();
-    };
-    const onAbort = () => {
-      controller.abort(signal?.reason);
-      finish(() => reject(aborted(where, signal!, true)));
-    };
-    const timeout = clock.scheduler.schedule(() => {
-      controller.abort(TIMED_OUT);
-      finish(() =>
-        reject(
-          new ClientError('HTTP_TIMEOUT', `${where}: no answer within ${params.timeoutMs} ms`, {
-            details: { url: describeUrl(params.request.url), timeoutMs: params.timeoutMs, requestMayHaveBeenSent: true },
-          }),
-        ),
-      );
-    }, params.timeoutMs);
+    const attempt = new Attempt(params, where, controller, resolve, reject);
+    attempt.timeout = clock.scheduler.schedule(timeOut, params.timeoutMs, attempt);
     if (signal?.aborted) {
-      onAbort();
+      attempt.handleEvent();
       return;
     }
-    signal?.addEventListener('abort', onAbort, { once: true });
+    signal?.addEventListener('abort', attempt, { once: true });
     let sent: Promise<HttpResponse>;
     try {
       const headers = params.attemptHeaders === undefined ? params.request.headers : { ...params.request.headers, ...params.attemptHeaders() };
@@ -100,19 +147,8 @@ function attemptOnce(context: ClientContext, params: SendRequestParameters, wher
       sent = Promise.reject(error);
     }
     sent.then(
-      (response) => finish(() => resolve(response)),
-      (error: unknown) =>
-        finish(() => {
-          if (isBaseError(error)) reject(error);
-          else {
-            reject(
-              new ClientError('HTTP_UNAVAILABLE', `${where}: cannot reach the host`, {
-                details: { url: describeUrl(params.request.url), requestMayHaveBeenSent: true },
-                cause: error,
-              }),
-            );
-          }
-        }),
+      (response) => attempt.answered(response),
+      (error: unknown) => attempt.failed(error),
     );
   });
 }

@@ -128,6 +128,17 @@ export function createWeightBudget(clock: Clock, params: CreateWeightBudgetParam
       }
       const { signal } = options;
       if (signal?.aborted) return Promise.reject(signal.reason);
+      if (waiters.length === 0) {
+        // What `pump` would do at once for a lone waiter that fits now (the usual case), without a
+        // listener to add and remove: the same record, and an already resolved promise as before.
+        const now = clock.now();
+        prune(now);
+        const fitting = Math.max(0, weight);
+        if (fitsAt(fitting, now) <= now) {
+          record(fitting, now);
+          return Promise.resolve();
+        }
+      }
       return new Promise<void>((resolve, reject) => {
         const onAbort = () => {
           const index = waiters.indexOf(waiter);

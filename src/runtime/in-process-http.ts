@@ -14,7 +14,7 @@
 import type { Subscription } from 'rxjs';
 import type { Clock } from '../core/clock.ts';
 import { ClientError } from '../clients/client-error.ts';
-import { describeUrl, type HttpTransport } from '../clients/http-transport.ts';
+import { describeUrl, type HttpRequest, type HttpTransport } from '../clients/http-transport.ts';
 import type { SimDispatch } from '../sim/route-dispatch.ts';
 import type { LatencySampler } from './latency-sampler.ts';
 import type { PendingWork } from './pending-work.ts';
@@ -48,31 +48,103 @@ export interface InProcessHttpParameters {
   readonly pending: PendingWork;
 }
 
-type ParsedUrl = Pick<URL, 'origin' | 'pathname' | 'search'>;
+/** What the transport needs of a request URL; `target` is the path and query (`/path?query`). */
+export interface RequestTarget {
+  readonly origin: string;
+  readonly pathname: string;
+  readonly target: string;
+}
 
-/** Parsed request URLs: a poller asks for the same URL again and again. */
-const parsedUrls = new Map<string, ParsedUrl>();
+/** Parsed URLs (or their part before the query): a poller asks for the same path again and again. */
+const parsedUrls = new Map<string, RequestTarget>();
 
-function parsedUrl(text: string): ParsedUrl {
+/** `text` parsed as a whole (what requestTarget remembers; its tests' reference). */
+export function requestTargetUncached(text: string): RequestTarget {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    url = new URL('invalid:');
+  }
+  return { origin: url.origin, pathname: url.pathname, target: `${url.pathname}${url.search}` };
+}
+
+function remembered(text: string): RequestTarget {
   let parsed = parsedUrls.get(text);
   if (parsed === undefined) {
-    let url: URL;
-    try {
-      url = new URL(text);
-    } catch {
-      url = new URL('invalid:');
-    }
-    parsed = { origin: url.origin, pathname: url.pathname, search: url.search };
+    parsed = requestTargetUncached(text);
     if (parsedUrls.size >= 1000) parsedUrls.clear();
     parsedUrls.set(text, parsed);
   }
   return parsed;
 }
 
+/**
+ * True when the URL parser keeps `text` from `from` on as it is in a query: printable ASCII other
+ * than the characters it percent-encodes there (`"`, `#`, `<`, `>`, `'`), and no tab, newline or
+ * space it would strip or trim.
+ */
+function plainQuery(text: string, from: number): boolean {
+  for (let index = from; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code <= 0x20 || code >= 0x7f || code === 0x22 || code === 0x23 || code === 0x27 || code === 0x3c || code === 0x3e) return false;
+  }
+  return true;
+}
+
+/**
+ * The origin, path and request target of a URL, as `new URL` gives them. A poll's query changes
+ * (a cursor, a time) while its path does not: the part before a plain query is parsed once and the
+ * query is kept as it is, which is what the parser does with it.
+ */
+export function requestTarget(text: string): RequestTarget {
+  const mark = text.indexOf('?');
+  // Before the mark: no fragment (it would hold the `?`), no space or control character the parser would trim as trailing.
+  if (mark <= 0 || text.charCodeAt(mark - 1) <= 0x20 || text.lastIndexOf('#', mark) >= 0 || !plainQuery(text, mark + 1)) return remembered(text);
+  const head = remembered(text.slice(0, mark));
+  // An origin of `null`: not a URL, or not of a scheme whose query is kept this way.
+  if (head.origin === 'null') return remembered(text);
+  return { origin: head.origin, pathname: head.pathname, target: mark + 1 < text.length ? `${head.pathname}${text.slice(mark)}` : head.pathname };
+}
+
 function lowercaseNames(headers: Readonly<Record<string, string>>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name of Object.keys(headers)) out[name.toLowerCase()] = headers[name]!;
   return out;
+}
+
+/** `headers` itself when every name is already lowercase (an answer's own fresh headers), else a lowercased copy. */
+function lowercased(headers: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
+  for (const name in headers) if (name !== name.toLowerCase()) return lowercaseNames(headers);
+  return headers;
+}
+
+const EMPTY_BODY = { ok: true, text: '' } as const;
+const TOO_LARGE = { ok: false } as const;
+
+/** The body reader of a request without a body (every GET). */
+const readNoBody = (limit: number) => Promise.resolve(0 > limit ? TOO_LARGE : EMPTY_BODY);
+
+/**
+ * One request under way: its state, and the listener of its abort signal (an object with
+ * `handleEvent`, so a request allocates one object rather than a closure per step).
+ */
+class Exchange {
+  step: Subscription | undefined = undefined;
+  settled = false;
+
+  constructor(
+    readonly request: HttpRequest,
+    readonly reject: (reason: unknown) => void,
+  ) {}
+
+  /** The caller aborted: the request goes no further, wherever it is. */
+  handleEvent(): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.step?.unsubscribe();
+    this.reject(this.request.signal!.reason);
+  }
 }
 
 /**
@@ -89,7 +161,7 @@ export function createInProcessHttpTransport(params: InProcessHttpParameters): H
         reject(signal.reason);
         return;
       }
-      const url = parsedUrl(request.url);
+      const url = requestTarget(request.url);
       if (url.origin !== origin) {
         reject(new ClientError('HTTP_UNAVAILABLE', `${request.method} ${describeUrl(request.url)}: cannot reach the host (not the in-process venue ${origin})`, {
           details: { url: describeUrl(request.url), requestMayHaveBeenSent: false },
@@ -97,38 +169,31 @@ export function createInProcessHttpTransport(params: InProcessHttpParameters): H
         return;
       }
       const delay = latencyOf(latency, url.pathname);
-      let step: Subscription | undefined;
-      let settled = false;
-      const onAbort = () => {
-        if (settled) return;
-        settled = true;
-        step?.unsubscribe();
-        reject(signal!.reason);
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
+      const exchange = new Exchange(request, reject);
+      signal?.addEventListener('abort', exchange, { once: true });
       const headers = lowercaseNames(request.headers);
       const body = request.body ?? '';
-      step = clock.scheduler.schedule(() => {
-        step = undefined;
-        void pending.track(dispatch({
-          method: request.method,
-          target: `${url.pathname}${url.search}`,
-          headers,
-          readBody: (limit) => Promise.resolve(Buffer.byteLength(body) > limit ? { ok: false } : { ok: true, text: body }),
-          ip: IN_PROCESS_CLIENT_IP,
-        })).then(
+      const readBody = body === '' ? readNoBody : (limit: number) => Promise.resolve(Buffer.byteLength(body) > limit ? TOO_LARGE : { ok: true as const, text: body });
+      exchange.step = clock.scheduler.schedule(() => {
+        exchange.step = undefined;
+        const answered = dispatch({ method: request.method, target: url.target, headers, readBody, ip: IN_PROCESS_CLIENT_IP });
+        // Pending until the answer (or failure) is in hand: `track` without a promise of its own.
+        const done = pending.begin();
+        answered.then(
           (answer) => {
-            if (settled) return;
-            const answerHeaders = lowercaseNames(answer.headers);
-            step = clock.scheduler.schedule(() => {
-              if (settled) return;
-              settled = true;
-              signal?.removeEventListener('abort', onAbort);
+            done();
+            if (exchange.settled) return;
+            const answerHeaders = lowercased(answer.headers);
+            exchange.step = clock.scheduler.schedule(() => {
+              if (exchange.settled) return;
+              exchange.settled = true;
+              signal?.removeEventListener('abort', exchange);
               resolve({ status: answer.status, headers: answerHeaders, text: answer.text });
             }, answer.delayMs + delay());
           },
           (error: unknown) => {
-            settled = true;
+            done();
+            exchange.settled = true;
             reject(new ClientError('HTTP_UNAVAILABLE', `${request.method} ${describeUrl(request.url)}: the in-process venue failed`, { details: { url: describeUrl(request.url), requestMayHaveBeenSent: true }, cause: error }));
           },
         );

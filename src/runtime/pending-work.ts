@@ -7,6 +7,11 @@
 export interface PendingWork {
   /** Counts `work` as pending until it settles; returns it. */
   track<T>(work: Promise<T>): Promise<T>;
+  /**
+   * Counts one piece of work as pending until the returned function is called (the caller calls
+   * it once, when the work has settled: `track` without a promise of its own).
+   */
+  begin(): () => void;
   /** True while anything tracked has not settled. */
   busy(): boolean;
 }
@@ -22,6 +27,10 @@ export function createPendingWork(): PendingWork {
       count += 1;
       work.then(done, done);
       return work;
+    },
+    begin() {
+      count += 1;
+      return done;
     },
     busy: () => count > 0,
   };

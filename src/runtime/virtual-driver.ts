@@ -14,9 +14,6 @@
 import { BaseError } from '../core/base-error.ts';
 import type { VirtualClock } from '../core/virtual-clock.ts';
 
-/** One turn of the event loop: every microtask queued before it has run. */
-const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
 /** True while a file-system request is in flight (a lazily loaded module being read). */
 const fileSystemBusy = () => process.getActiveResourcesInfo().some((resource) => resource.startsWith('FSReq') || resource.startsWith('FileHandle'));
 
@@ -25,28 +22,52 @@ const fileSystemBusy = () => process.getActiveResourcesInfo().some((resource) =>
  * while the work waits. Rejects with the work's error, or VIRTUAL_CLOCK_STALLED when the work waits
  * and nothing is scheduled (it could never finish).
  *
+ * Each clock step runs in a `setImmediate` callback of its own, and Node runs one only once the
+ * microtask and `process.nextTick` queues are empty: every continuation of the previous step has
+ * run before the clock moves again. (The step runs in that callback itself rather than in a
+ * continuation the callback resumes: the same order of work, without a promise per step.)
+ *
  * @example
  * const clock = new VirtualClock(Date.UTC(2026, 0, 1));
  * const summary = await runOnVirtualClock(clock, () => runBot(io, { file, clock }));
  */
-export async function runOnVirtualClock<T>(clock: VirtualClock, work: () => Promise<T>, options: { readonly busy?: () => boolean } = {}): Promise<T> {
+export function runOnVirtualClock<T>(clock: VirtualClock, work: () => Promise<T>, options: { readonly busy?: () => boolean } = {}): Promise<T> {
   const busy = options.busy ?? (() => false);
   let settled = false;
-  const done = work().finally(() => {
+  let started: Promise<T>;
+  try {
+    started = work();
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  const done = started.finally(() => {
     settled = true;
   });
   // The outcome is read through `done` below; this keeps an early rejection from being reported unhandled.
   done.catch(() => undefined);
-  for (;;) {
-    await turn();
-    while (fileSystemBusy() || busy()) await turn();
-    if (settled) return done;
-    const next = clock.nextDueTime();
-    if (next === undefined) {
-      throw new BaseError('VIRTUAL_CLOCK_STALLED', `the run waits at ${new Date(clock.now()).toISOString()} but nothing is scheduled on the virtual clock`, {
-        details: { nowMs: clock.now() },
-      });
-    }
-    clock.advanceTo(Math.max(next, clock.now()));
-  }
+  return new Promise<T>((resolve, reject) => {
+    const step = () => {
+      try {
+        if (fileSystemBusy() || busy()) {
+          setImmediate(step);
+          return;
+        }
+        if (settled) {
+          resolve(done);
+          return;
+        }
+        const next = clock.nextDueTime();
+        if (next === undefined) {
+          throw new BaseError('VIRTUAL_CLOCK_STALLED', `the run waits at ${new Date(clock.now()).toISOString()} but nothing is scheduled on the virtual clock`, {
+            details: { nowMs: clock.now() },
+          });
+        }
+        clock.advanceTo(Math.max(next, clock.now()));
+        setImmediate(step);
+      } catch (error) {
+        reject(error);
+      }
+    };
+    setImmediate(step);
+  });
 }

@@ -66,9 +66,74 @@ export function withJsonText<T extends object>(body: T, text: string): T {
   return body;
 }
 
-function serialise(body: unknown): string {
-  const known = typeof body === 'object' && body !== null ? knownTexts.get(body) : undefined;
-  return known ?? JSON.stringify(body) ?? 'null';
+/**
+ * JSON texts of two-string arrays (depth levels, which the venue keeps from one book to the next),
+ * each used only while the array still holds the same two strings.
+ */
+const pairTexts = new WeakMap<object, { readonly first: string; readonly second: string; readonly text: string }>();
+
+/** JSON.stringify's text of `list` when it holds only two-string arrays, else undefined. */
+function pairListJson(list: readonly unknown[]): string | undefined {
+  let text = '[';
+  for (let index = 0; index < list.length; index += 1) {
+    const pair = list[index];
+    if (!Array.isArray(pair) || pair.length !== 2 || (pair as { toJSON?: unknown }).toJSON !== undefined) return undefined;
+    const first: unknown = pair[0];
+    const second: unknown = pair[1];
+    if (typeof first !== 'string' || typeof second !== 'string') return undefined;
+    let known = pairTexts.get(pair);
+    if (known === undefined || known.first !== first || known.second !== second) {
+      known = { first, second, text: JSON.stringify(pair) };
+      pairTexts.set(pair, known);
+    }
+    text += index === 0 ? known.text : `,${known.text}`;
+  }
+  return `${text}]`;
+}
+
+/**
+ * JSON.stringify's text of a plain object whose values are strings, numbers, booleans, null or
+ * lists of two-string arrays (a depth answer), built from remembered level texts; undefined for any
+ * other body, which JSON.stringify then serialises as a whole.
+ */
+function levelsBodyJson(body: object): string | undefined {
+  if (Object.getPrototypeOf(body) !== Object.prototype || (body as { toJSON?: unknown }).toJSON !== undefined) return undefined;
+  let text = '{';
+  for (const key of Object.keys(body)) {
+    const value: unknown = (body as Record<string, unknown>)[key];
+    let json: string | undefined;
+    switch (typeof value) {
+      case 'string':
+        json = JSON.stringify(value);
+        break;
+      case 'number':
+        json = Number.isFinite(value) ? String(value) : 'null';
+        break;
+      case 'boolean':
+        json = value ? 'true' : 'false';
+        break;
+      case 'undefined':
+      case 'function':
+      case 'symbol':
+        // Left out, as JSON.stringify leaves them out.
+        continue;
+      case 'object':
+        if (value === null) json = 'null';
+        else if (Array.isArray(value) && (value as { toJSON?: unknown }).toJSON === undefined) json = pairListJson(value);
+        break;
+      default:
+        break;
+    }
+    if (json === undefined) return undefined;
+    text += `${text === '{' ? '' : ','}${JSON.stringify(key)}:${json}`;
+  }
+  return `${text}}`;
+}
+
+/** The JSON text of an answer body (JSON.stringify's, `null` for a body it leaves out). */
+export function serialise(body: unknown): string {
+  if (typeof body !== 'object' || body === null) return JSON.stringify(body) ?? 'null';
+  return knownTexts.get(body) ?? levelsBodyJson(body) ?? JSON.stringify(body) ?? 'null';
 }
 
 function answer(response: SimResponse, extra: Readonly<Record<string, string>> = {}, text?: string, closeConnection = false): SimAnswer {
