@@ -30,8 +30,8 @@ import type { Benchmark } from './harness.ts';
 const RUN_FILE = 'config/market-maker.yaml';
 const duration = process.env['BENCH_VIRTUAL_DURATION'] ?? '1h';
 const durationMs = parseDurationOption(duration);
-/** The sim config's block interval (config/sim.yaml). */
-const BLOCK_MS = 400;
+/** The venue both benchmarks run (the run file's simConfig): read once, for its blocks too. */
+const simConfig = await loadConfigOrThrow('config/sim.yaml', simConfigSchema, { env: {} });
 
 interface SummaryFigures {
   readonly markets: readonly { readonly symbol: string; readonly fills: number; readonly placed: number }[];
@@ -56,9 +56,8 @@ async function virtualRun(): Promise<SummaryFigures> {
 
 /** The in-process venue alone (blocks and background flow, no bot) over the duration. */
 async function venueAlone(): Promise<void> {
-  const config = await loadConfigOrThrow('config/sim.yaml', simConfigSchema, { env: {} });
   const clock = new VirtualClock(Date.UTC(2026, 0, 1));
-  const service = createSimService({ config, clock, random: seededRandom(1), secrets: seededRandom(2), logger: createLogger({ level: 'silent' }), seed: 1 });
+  const service = createSimService({ config: simConfig, clock, random: seededRandom(1), secrets: seededRandom(2), logger: createLogger({ level: 'silent' }), seed: 1 });
   service.start();
   clock.advanceBy(durationMs);
   service.stop();
@@ -96,7 +95,7 @@ export function report(): string {
     .join(', ');
   const fills = last.markets.reduce((sum, market) => sum + market.fills, 0);
   return (
-    `  per simulated hour: blocks ${perHour(durationMs / BLOCK_MS)}, market-data polls ${polls || 'n/a'}, ` +
+    `  per simulated hour: blocks ${perHour(Math.floor(durationMs / simConfig.blockMs))}, market-data polls ${polls || 'n/a'}, ` +
     `intents signed ${perHour(last.engine.signed)}, fills ${perHour(fills)}`
   );
 }

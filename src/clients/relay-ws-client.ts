@@ -22,6 +22,9 @@
  *   over one wallet would break its nonce order.
  *
  * Every timer runs on `clock.scheduler`.
+ *
+ * Why one file of this size: the connection's states, the answer-per-id bookkeeping, the 64-outcome
+ * cap and reconnection all act on one socket's lifecycle; split, each part would reach into the others.
  */
 import { Subject, BehaviorSubject, type Observable, type Subscription } from 'rxjs';
 import { WebSocket, type ClientOptions, type RawData } from 'ws';

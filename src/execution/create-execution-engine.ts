@@ -11,6 +11,10 @@
  * One pump signs and hands requests to the transport one at a time, so requests reach the
  * transport in nonce order; answers and outcomes come back asynchronously. Every timer runs on the
  * clock's scheduler; ids come from the id source; nothing reads wall time.
+ *
+ * Why one file of this size: the engine's pipeline, outcomes, polling, restore and stop share one
+ * request record whose fields depend on its phase; issue 17 replaces it with a pure request state
+ * machine and splits the engine by concept, and until then one file keeps every phase in view.
  */
 import { BehaviorSubject, Subject, Subscription, type Observable } from 'rxjs';
 import { BaseError, isBaseError } from '../core/base-error.ts';

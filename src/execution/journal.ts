@@ -18,6 +18,9 @@
  * The journal holds signed bodies (public once sent), never a key or a JWT: records are strict
  * (no field beyond the schema) and `append` refuses any record that carries a JWT
  * (JOURNAL_RECORD_INVALID). Keys never reach the engine's records: signing happens behind a signer.
+ *
+ * Why one file of this size: opening (replay and truncation of a torn tail), appending and compaction
+ * share the file descriptor and the crash-safety rules; split, each part would have to re-state them.
  */
 import * as nodeFs from 'node:fs';
 import { dirname, join, resolve } from 'node:path';

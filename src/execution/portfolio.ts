@@ -43,6 +43,9 @@
  * after `asOfMs` (a buy adds `baseFilled` and pays quote + fee; a sell the reverse), less what the
  * live orders lock (buy: quote at its price for its remaining size plus the maker fee; sell: the
  * raw base of its remaining size), summed over the markets that share the token.
+ *
+ * Why one file of this size: placements, the order registry, the fill ledger and the published state
+ * share the slot replay's bookkeeping; issue 17 splits them along those lines with a read-only view.
  */
 import { BaseError } from '../core/base-error.ts';
 import { BehaviorSubject, Subject, type Observable } from 'rxjs';

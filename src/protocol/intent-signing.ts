@@ -6,6 +6,9 @@
  * Signatures are 65 bytes `r ‖ s ‖ v`, lowercase hex, `v` 27 or 28 and low-s (s ≤ n/2), as the
  * chain's `ecrecover`-based verifiers and the relay require. Whatever a signer returns is
  * normalised to that form (v 0/1 -> 27/28, lowercase) or refused (high-s, bad length).
+ *
+ * Why one file of this size: digests, signing and recovery of each intent kind sit together so that
+ * what is signed and what is checked cannot drift apart.
  */
 import { hashTypedData, type LocalAccount, type TypedData, type TypedDataDefinition } from 'viem';
 import { BaseError } from '../core/base-error.ts';

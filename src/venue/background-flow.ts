@@ -21,6 +21,9 @@
  *
  * Time and randomness come only from the clock's scheduler and the seeded source, so the same seed
  * on the same clock gives the same orders, whatever steps the clock is advanced by.
+ *
+ * Why one file of this size: the arrival process, its seeded draws and the order it takes them in are
+ * one thing (the same seed must give the same flow); the slot scans live in flow-slots.ts.
  */
 import type { SchedulerAction, Subscription } from 'rxjs';
 import { keccak256, stringToHex } from 'viem';

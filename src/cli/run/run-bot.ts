@@ -24,7 +24,7 @@
  * Exit: 0 a clean run; 1 a strategy failed, orders were left open, or the venue failed; 2 (thrown
  * BaseErrors) a mistake in the input.
  */
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { interval, Subscription, timer } from 'rxjs';
@@ -43,7 +43,6 @@ import type { YamlSource } from '../../config/yaml-source.ts';
 import { createFetchTransport } from '../../clients/http-transport.ts';
 import type { ClientContext } from '../../clients/send-request.ts';
 import { loadRunStrategies, type LoadedStrategy } from '../../strategy/load-strategy.ts';
-import { journalPath, nodeJournalFs, type JournalFs } from '../../execution/journal.ts';
 import { installKillSwitchSignals } from '../../execution/kill-switch.ts';
 import { loadSigner, type WalletSigner } from '../../execution/signer-source.ts';
 import { createTradingRuntime, type StopReason } from '../../runtime/trading-runtime.ts';
@@ -59,6 +58,7 @@ import { runMetricFamilies } from './run-metrics.ts';
 import { startMetricsServer } from './metrics-server.ts';
 import { describeStop, formatRunSummary, formatSeconds, formatStatusLine } from './run-report.ts';
 import { runSummaryJson } from './run-summary-json.ts';
+import { refuseEarlierJournal, virtualJournalFs, virtualRunProblem } from './virtual-run-rules.ts';
 
 export const DEFAULT_JOURNAL_DIR = '.clobbot/journal';
 /** Status lines a minute: one every 20 s. */
@@ -163,30 +163,6 @@ export async function loadRunFile(
   return { config, source, strategies, network };
 }
 
-/** A journal file system without fsync: a virtual run has no crash to survive, and its bytes are the same. */
-const virtualJournalFs: JournalFs = { ...nodeJournalFs, fsyncSync: () => undefined };
-
-/** Why `--virtual` cannot run this file, if it cannot. */
-function virtualProblem(config: RunConfig, network: NetworkName, durationMs: number | undefined): string | undefined {
-  if (network !== 'sim') return `--virtual runs against the in-process local venue: network ${network} cannot be simulated (use network sim)`;
-  if (config.venueUrl !== undefined) return '--virtual runs the venue in this process: remove venueUrl from the run file (it names a running clobbot sim)';
-  if (durationMs === undefined) return '--virtual needs a duration (the run file\'s duration or --duration): virtual time would otherwise run forever';
-  return undefined;
-}
-
-/**
- * A virtual run starts from a fresh journal: restoring one (a live run's, or an earlier virtual run's)
- * would hold every intent behind that run's nonces, which lie ahead of the virtual clock, and would mix
- * virtual records into a real wallet's history.
- */
-function refuseEarlierJournal(dir: string, wallet: string): void {
-  const path = journalPath({ dir, network: 'sim', wallet });
-  if (!existsSync(path) || statSync(path).size === 0) return;
-  throw new BaseError('CLI_USAGE', `run: --virtual starts from a fresh journal, but ${path} holds an earlier run's: remove it or give another --journal-dir`, {
-    details: { command: 'run' },
-  });
-}
-
 /** Everything a run has read from files before its clock starts. */
 interface PreparedRun {
   readonly config: RunConfig;
@@ -218,7 +194,7 @@ export async function runBot(io: CliIo, options: RunBotOptions): Promise<number>
   const durationMs = options.durationMs ?? config.duration;
   const clock = virtual ? new VirtualClock(config.virtual.start) : (options.clock ?? liveClock);
   if (virtual) {
-    const problem = virtualProblem(config, network, durationMs);
+    const problem = virtualRunProblem(config, network, durationMs);
     if (problem !== undefined) throw new BaseError('CLI_USAGE', `run: ${problem}`, { details: { command: 'run' } });
   }
   const seed = options.seed ?? (virtual ? DEFAULT_VIRTUAL_SEED : clock.now() % 2 ** 31);
