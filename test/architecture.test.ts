@@ -7,7 +7,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-const LAYERS = ['core', 'protocol', 'config', 'venue', 'clients', 'market', 'strategy', 'execution', 'sim', 'runtime', 'backtest', 'testing', 'cli'];
+const LAYERS = ['core', 'protocol', 'config', 'venue', 'clients', 'market', 'strategy', 'execution', 'feeds', 'sim', 'runtime', 'backtest', 'testing', 'cli'];
 const src = new URL('../src', import.meta.url).pathname;
 
 function files(dir: string): string[] {
@@ -38,7 +38,7 @@ function targetLayer(path: string, specifier: string): string | undefined {
 }
 
 /** The trading path: what runs the same live, on the local venue and in a backtest. It never reaches into the venue model or its network face. */
-const TRADING_PATH = ['core', 'protocol', 'config', 'clients', 'market', 'strategy', 'execution'];
+const TRADING_PATH = ['core', 'protocol', 'config', 'clients', 'market', 'strategy', 'execution', 'feeds'];
 
 describe('architecture', () => {
   const sources = files(src).filter((path) => path !== join(src, 'index.ts'));

@@ -20,8 +20,9 @@ export const commands: readonly Command[] = [startCommand, runCommand, simComman
 
 /** BaseError codes that mean the user's input was wrong (exit 2) rather than that clobbot failed (exit 1). */
 function isInputMistake(code: string): boolean {
-  // A strategy module named in a run file that is missing or exports no strategy is a mistake in the run file.
-  return code === 'CLI_USAGE' || code.startsWith('CONFIG_') || code.startsWith('NETWORK_') || code.startsWith('STRATEGY_MODULE_');
+  // A strategy module named in a run file that is missing or exports no strategy is a mistake in the run file;
+  // so is a feed or import file that is missing, foreign, corrupted or breaks its format.
+  return code === 'CLI_USAGE' || code.startsWith('CONFIG_') || code.startsWith('NETWORK_') || code.startsWith('STRATEGY_MODULE_') || code.startsWith('FEED_');
 }
 
 /**

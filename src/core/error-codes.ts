@@ -90,6 +90,15 @@ export const errorCodes = {
   RUN_ACCOUNT_NOT_READY: 'The run’s trading wallet is not delegated, holds no TRADE grant on the account, or the account is at another authNonce epoch than the run signs under, and the run cannot set it up itself.',
   RUN_ORDERS_LEFT_OPEN: 'After a run stopped and cancelled its orders, the venue still lists open orders of the account.',
   METRICS_LISTEN_FAILED: 'The metrics endpoint cannot listen on its port (e.g. the port is in use).',
+  // feeds: recording, normalized format, importers
+  FEED_NOT_FOUND: 'A feed file named on the command line does not exist or cannot be opened.',
+  FEED_UNREADABLE: 'A feed or input file is truncated or corrupted: its position says where reading stopped.',
+  FEED_FOREIGN: 'A file is not what the command reads (not a clobbot feed, another schema, another source’s format).',
+  FEED_VERSION_UNSUPPORTED: 'A feed was written by a newer version of the feed format than this clobbot reads.',
+  FEED_RECORD_INVALID: 'A record of an input file (a CSV row, a capture line, a raw feed record) breaks its format: the file and line say which.',
+  FEED_SEQUENCE_GAP: 'A depth capture skips update ids (the next diff does not follow the last): the file, line and ids say where; --allow-gaps resynchronises instead.',
+  FEED_CHECKSUM_MISMATCH: 'A downloaded file’s SHA-256 differs from the .CHECKSUM file beside it.',
+  FEED_OUTPUT_EXISTS: 'The output file or directory of a feed command already exists (pass --force to replace it).',
   // clock
   CLOCK_BACKWARDS: 'A virtual clock was asked to move back in time.',
   VIRTUAL_CLOCK_STALLED: 'A run on virtual time is waiting for something, but nothing is scheduled on its clock: it can never finish.',
