@@ -10,7 +10,7 @@ export type OptionSpec = { readonly type: 'string' | 'boolean'; readonly short?:
 export interface ParseCommandArgsParameters<O extends Record<string, OptionSpec>> {
   readonly command: string;
   readonly options: O;
-  /** Names of the positional arguments, for messages; `?` marks optional ones (`file`, `count?`). */
+  /** Names of the positional arguments, for messages; `?` marks optional ones (`file`, `count?`), a last name ending in `…` takes any number more (`file…`). */
   readonly positionals: readonly string[];
 }
 
@@ -44,7 +44,8 @@ export function parseCommandArgs<O extends Record<string, OptionSpec>>(
   }
   const required = params.positionals.filter((name) => !name.endsWith('?')).length;
   const count = parsed.positionals.length;
-  if (count < required || count > params.positionals.length) {
+  const variadic = params.positionals.at(-1)?.endsWith('…') === true;
+  if (count < required || (count > params.positionals.length && !variadic)) {
     const names = params.positionals.map((name) => (name.endsWith('?') ? `[${name.slice(0, -1)}]` : `<${name}>`)).join(' ');
     throw new BaseError('CLI_USAGE', `${params.command}: expected ${names}, got ${count} argument${count === 1 ? '' : 's'}`, {
       details: { command: params.command },

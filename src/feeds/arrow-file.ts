@@ -93,6 +93,49 @@ export function createArrowFileWriter(path: string, columns: readonly ArrowColum
   };
 }
 
+/**
+ * Column buffers a feed writer fills row by row: `at` is the row being written; `next()` moves on and
+ * writes the buffers as one record batch when they are full.
+ */
+export interface BatchBuffer {
+  readonly at: number;
+  next(): void;
+  /** Rows written so far. */
+  readonly rows: number;
+  /** Writes the last batch and finishes the file. */
+  finish(): void;
+  abort(): void;
+}
+
+/** @example const buffer = createBatchBuffer(file, [prices], 65_536); prices[buffer.at] = 6_183_763n; buffer.next(); */
+export function createBatchBuffer(file: ArrowFileWriter, arrays: readonly ColumnArray[], capacity: number): BatchBuffer {
+  let at = 0;
+  let rows = 0;
+  const flush = () => {
+    if (at === 0) return;
+    file.writeBatch(arrays, at);
+    at = 0;
+  };
+  return {
+    get at() {
+      return at;
+    },
+    next() {
+      at += 1;
+      rows += 1;
+      if (at === capacity) flush();
+    },
+    get rows() {
+      return rows;
+    },
+    finish() {
+      flush();
+      file.finish();
+    },
+    abort: () => file.abort(),
+  };
+}
+
 export interface ArrowBatch {
   readonly length: number;
   /** The column arrays in schema order (views into the decoded batch). */

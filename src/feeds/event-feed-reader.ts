@@ -2,10 +2,8 @@
  * Reads a normalized event feed a record batch at a time: its header at once, then column arrays
  * that a replay walks without allocating per row.
  */
-import { BaseError } from '../core/base-error.ts';
-import { openArrowFile } from './arrow-file.ts';
 import type { FeedColumns } from './feed-event.ts';
-import { readHeader, type FeedHeader } from './feed-header.ts';
+import { openFeedFile, type FeedHeader } from './feed-header.ts';
 import { EVENT_COLUMNS } from './event-feed-writer.ts';
 
 export interface EventFeedReader {
@@ -27,36 +25,26 @@ export interface EventFeedReader {
  * await feed.close();
  */
 export async function openEventFeed(path: string): Promise<EventFeedReader> {
-  const file = await openArrowFile(path);
-  try {
-    const header = readHeader(path, file.metadata);
-    const expected = EVENT_COLUMNS.map((column) => column.name).join(',');
-    if (header.kind !== 'events' || file.columnNames.join(',') !== expected) {
-      throw new BaseError('FEED_FOREIGN', `${path}: a clobbot ${header.kind} feed, not an event feed (columns ${file.columnNames.join(', ')})`, { details: { path, kind: header.kind } });
-    }
-    return {
-      path,
-      header,
-      batchCount: file.batchCount,
-      async *batches() {
-        for await (const batch of file.batches()) {
-          const [kind, side, exchTs, localTs, price, qty, id] = batch.columns;
-          yield {
-            length: batch.length,
-            kind: kind as Uint8Array,
-            side: side as Int8Array,
-            exchTs: exchTs as BigInt64Array,
-            localTs: localTs as BigInt64Array,
-            price: price as BigInt64Array,
-            qty: qty as BigInt64Array,
-            id: id as BigInt64Array,
-          };
-        }
-      },
-      close: () => file.close(),
-    };
-  } catch (error) {
-    await file.close();
-    throw error;
-  }
+  const { file, header } = await openFeedFile(path, 'events', EVENT_COLUMNS);
+  return {
+    path,
+    header,
+    batchCount: file.batchCount,
+    async *batches() {
+      for await (const batch of file.batches()) {
+        const [kind, side, exchTs, localTs, price, qty, id] = batch.columns;
+        yield {
+          length: batch.length,
+          kind: kind as Uint8Array,
+          side: side as Int8Array,
+          exchTs: exchTs as BigInt64Array,
+          localTs: localTs as BigInt64Array,
+          price: price as BigInt64Array,
+          qty: qty as BigInt64Array,
+          id: id as BigInt64Array,
+        };
+      }
+    },
+    close: () => file.close(),
+  };
 }

@@ -3,8 +3,8 @@
  * compressed record batch whenever they fill: bounded memory, no object per row.
  */
 import { Int8, Int64, TimestampNanosecond, Uint8 } from 'apache-arrow';
-import { createArrowFileWriter, DEFAULT_BATCH_ROWS, type ArrowColumn } from './arrow-file.ts';
-import type { FeedColumns, FeedEvent } from './feed-event.ts';
+import { createArrowFileWriter, createBatchBuffer, DEFAULT_BATCH_ROWS, type ArrowColumn } from './arrow-file.ts';
+import type { FeedEvent } from './feed-event.ts';
 import { headerMetadata, type FeedHeader } from './feed-header.ts';
 
 /** The columns of an event feed, in file order (docs/feeds.md). */
@@ -39,51 +39,34 @@ export interface EventFeedWriter {
  */
 export function createEventFeedWriter(path: string, header: FeedHeader, options: { readonly batchRows?: number } = {}): EventFeedWriter {
   const capacity = options.batchRows ?? DEFAULT_BATCH_ROWS;
-  const file = createArrowFileWriter(path, EVENT_COLUMNS, headerMetadata(header));
-  const columns: FeedColumns = {
-    length: capacity,
-    kind: new Uint8Array(capacity),
-    side: new Int8Array(capacity),
-    exchTs: new BigInt64Array(capacity),
-    localTs: new BigInt64Array(capacity),
-    price: new BigInt64Array(capacity),
-    qty: new BigInt64Array(capacity),
-    id: new BigInt64Array(capacity),
-  };
-  const arrays = [columns.kind, columns.side, columns.exchTs, columns.localTs, columns.price, columns.qty, columns.id];
-  let filled = 0;
-  let total = 0;
-  const flush = () => {
-    if (filled === 0) return;
-    file.writeBatch(arrays, filled);
-    filled = 0;
-  };
+  const kinds = new Uint8Array(capacity);
+  const sides = new Int8Array(capacity);
+  const exchTimes = new BigInt64Array(capacity);
+  const localTimes = new BigInt64Array(capacity);
+  const prices = new BigInt64Array(capacity);
+  const qtys = new BigInt64Array(capacity);
+  const ids = new BigInt64Array(capacity);
+  const buffer = createBatchBuffer(createArrowFileWriter(path, EVENT_COLUMNS, headerMetadata(header)), [kinds, sides, exchTimes, localTimes, prices, qtys, ids], capacity);
   const writer: EventFeedWriter = {
     append(kind, side, exchTs, localTs, price, qty, id) {
-      columns.kind[filled] = kind;
-      columns.side[filled] = side;
-      columns.exchTs[filled] = exchTs;
-      columns.localTs[filled] = localTs;
-      columns.price[filled] = price;
-      columns.qty[filled] = qty;
-      columns.id[filled] = id;
-      filled += 1;
-      total += 1;
-      if (filled === capacity) flush();
+      const at = buffer.at;
+      kinds[at] = kind;
+      sides[at] = side;
+      exchTimes[at] = exchTs;
+      localTimes[at] = localTs;
+      prices[at] = price;
+      qtys[at] = qty;
+      ids[at] = id;
+      buffer.next();
     },
     appendEvent(event) {
       writer.append(event.kind, event.side, event.exchTs, event.localTs, event.price, event.qty, event.id);
     },
     get rows() {
-      return total;
+      return buffer.rows;
     },
-    finish() {
-      flush();
-      file.finish();
-    },
-    abort() {
-      file.abort();
-    },
+    finish: () => buffer.finish(),
+    abort: () => buffer.abort(),
   };
   return writer;
 }

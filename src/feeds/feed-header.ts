@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { BaseError } from '../core/base-error.ts';
 import { ORDERBOOK_STATES } from '../protocol/constants.ts';
+import { openArrowFile, type ArrowColumn, type ArrowFileReader } from './arrow-file.ts';
 
 export const FEED_FORMAT = 'clobbot-feed';
 /** The version this code writes; it reads this one and every earlier one. */
@@ -95,6 +96,25 @@ export type ClockCorrection = z.infer<typeof clockCorrectionSchema>;
 export function headerMetadata(header: FeedHeader): Map<string, string> {
   const checked = feedHeaderSchema.parse(header);
   return new Map([[FEED_METADATA_KEY, JSON.stringify(checked)]]);
+}
+
+/**
+ * Opens a feed file of `kind` with `columns`: its header checked, FEED_FOREIGN for another kind of
+ * feed or other columns (the file closed again).
+ */
+export async function openFeedFile(path: string, kind: FeedHeader['kind'], columns: readonly ArrowColumn[]): Promise<{ readonly file: ArrowFileReader; readonly header: FeedHeader }> {
+  const file = await openArrowFile(path);
+  try {
+    const header = readHeader(path, file.metadata);
+    const expected = columns.map((column) => column.name).join(',');
+    if (header.kind !== kind || file.columnNames.join(',') !== expected) {
+      throw new BaseError('FEED_FOREIGN', `${path}: a clobbot ${header.kind} feed, not ${kind === 'events' ? 'an event' : 'a candle'} feed (columns ${file.columnNames.join(', ')})`, { details: { path, kind: header.kind } });
+    }
+    return { file, header };
+  } catch (error) {
+    await file.close();
+    throw error;
+  }
 }
 
 /**

@@ -16,7 +16,6 @@ import type { Logger } from '../core/logger.ts';
 import { seededRandom } from '../core/random.ts';
 import type { RunConfig } from '../config/run-config.ts';
 import type { Address } from '../protocol/encoding.ts';
-import { MARKET_DATA_WEIGHT_PER_MINUTE } from '../protocol/constants.ts';
 import { createActiveOrdersClient } from '../clients/active-orders-client.ts';
 import { createMarketDataClient } from '../clients/market-data-client.ts';
 import { createRelayWsClient } from '../clients/relay-ws-client.ts';
@@ -35,6 +34,10 @@ import { createStrategyHost, type StrategyHost } from './strategy-host.ts';
 import { timeSource, type TimedSource } from './timed-source.ts';
 import type { VenueConnection } from './venue-connection.ts';
 import { createReceiptReader, createUserDataReader } from './venue-readers.ts';
+import { feedTiming, marketFeedPlanOf } from './market-feed-timing.ts';
+import { tapMarketData } from '../feeds/market-data-tap.ts';
+import { recordOwnOrders } from '../feeds/own-order-recorder.ts';
+import { createMarketRecording, type MarketRecording } from './market-recording.ts';
 
 /** Why a run stopped. */
 export type StopReason =
@@ -66,6 +69,8 @@ export interface TradingRuntimeParameters {
   readonly journalFs?: JournalFs;
   /** A strategy silent this long gets a warning. */
   readonly idleWarnMs: number;
+  /** `--record <dir>`: records every market's data as received, and the bot's own orders, into raw recordings in `dir`. */
+  readonly recordDir?: string;
 }
 
 /** What the stop found. */
@@ -77,6 +82,8 @@ export interface RuntimeStopped {
 
 export interface TradingRuntime {
   readonly engine: ExecutionEngine;
+  /** The raw recordings of `recordDir`, once started. */
+  readonly recording: MarketRecording | undefined;
   readonly tracker: RunTracker;
   readonly hosts: readonly StrategyHost[];
   /** Market-data call timings per endpoint (status line, metrics). */
@@ -96,17 +103,6 @@ export interface TradingRuntime {
   stop(): Promise<RuntimeStopped>;
 }
 
-/** Poll periods that fit every market's feed in its share of the market-data weight budget. */
-function feedTiming(blockMs: number | undefined, markets: number): { depthMs: number; tradesMs: number; tickerMs: number; budget: number } {
-  const budget = Math.floor((MARKET_DATA_WEIGHT_PER_MINUTE * 0.9) / Math.max(1, markets));
-  const tradesMs = 1_000;
-  const tickerMs = 10_000;
-  const fixed = 60_000 / tradesMs + 60_000 / tickerMs;
-  const fastest = Math.min(1_000, Math.max(200, blockMs ?? 500));
-  const depthMs = Math.max(fastest, Math.ceil(60_000 / Math.max(1, budget - fixed)));
-  return { depthMs, tradesMs, tickerMs, budget };
-}
-
 function buildFeeds(context: ClientContext, params: TradingRuntimeParameters, marketData: TimedSource): Map<Address, MarketFeed> {
   const { venue, clock, logger, seed } = params;
   const timing = feedTiming(venue.blockMs, venue.specs.length);
@@ -116,13 +112,7 @@ function buildFeeds(context: ClientContext, params: TradingRuntimeParameters, ma
       spec.address,
       createMarketFeed(
         marketData.source,
-        {
-          symbol: spec.symbol,
-          market: spec,
-          depth: { everyMs: timing.depthMs, limit: 100 },
-          trades: { everyMs: timing.tradesMs, limit: 100 },
-          ticker: { everyMs: timing.tickerMs },
-        },
+        marketFeedPlanOf(spec, timing),
         clock,
         { logger, weightBudgetPerMinute: timing.budget, random: seededRandom(seed ^ 0xfeed), jitter: 0.2 },
       ),
@@ -153,7 +143,12 @@ export function createTradingRuntime(params: TradingRuntimeParameters): TradingR
   const { venue, clock, config, logger, seed, wallet } = params;
   const { network, specs } = venue;
   const context: ClientContext = { transport: venue.transport, clock, random: seededRandom(seed ^ 0x5eed) };
-  const marketData = timeSource(createMarketDataClient(context, { baseUrl: network.hosts.exchangeUrl! }), clock);
+  const recording =
+    params.recordDir === undefined
+      ? undefined
+      : createMarketRecording({ dir: params.recordDir, network: network.name, exchangeUrl: network.hosts.exchangeUrl!, specs, timing: feedTiming(venue.blockMs, specs.length), own: true, transport: context.transport, clock });
+  const marketDataContext = recording === undefined ? context : { ...context, transport: tapMarketData(context.transport, recording.recorderOf, clock) };
+  const marketData = timeSource(createMarketDataClient(marketDataContext, { baseUrl: network.hosts.exchangeUrl! }), clock);
   const feeds = buildFeeds(context, params, marketData);
   const session = createRelaySession({ ...context, logger }, { network: network.name, relayUrl: network.hosts.relayUrl!, signer: wallet.account, logger: logger.child({ component: 'relay-session' }) });
   const transport = buildTransport(context, params, session);
@@ -244,6 +239,7 @@ export function createTradingRuntime(params: TradingRuntimeParameters): TradingR
 
   return {
     engine,
+    recording,
     tracker,
     hosts,
     marketData,
@@ -253,6 +249,7 @@ export function createTradingRuntime(params: TradingRuntimeParameters): TradingR
 
     async start() {
       started = true;
+      await recording?.open();
       await session.start();
       streams.add(tracker.attach(engine));
       await engine.start();
@@ -272,6 +269,16 @@ export function createTradingRuntime(params: TradingRuntimeParameters): TradingR
           requestStop({ kind: 'killed', trigger: /kill switch tripped \(([\w-]+)\)/.exec(message)?.[1] ?? 'unknown', message });
         }),
       );
+      for (const spec of specs) {
+        const recorder = recording?.recorderOf(spec.symbol);
+        if (recorder === undefined) continue;
+        // A recording holds every source, whether or not a strategy reads it: a backtest needs the trades.
+        const feed = feeds.get(spec.address)!;
+        streams.add(feed.trades$.subscribe());
+        streams.add(feed.ticker$.subscribe());
+        const fills$ = engine.fills$.pipe(filter((fill) => fill.market === spec.address));
+        streams.add(recordOwnOrders({ state$: engine.state$(spec.address), fills$ }, recorder, clock));
+      }
       for (const host of hosts) {
         host.start();
         if (failure !== undefined) break;
@@ -284,6 +291,7 @@ export function createTradingRuntime(params: TradingRuntimeParameters): TradingR
         const stats = await engine.stop({ cancelAll: true, timeoutMs: STOP_TIMEOUT_MS });
         const leftOpen = started ? await openOrdersAfterStop() : undefined;
         streams.unsubscribe();
+        recording?.close('stopped');
         await transport.stop();
         session.stop();
         return { stats, leftOpen };

@@ -1,5 +1,5 @@
 /**
- * `clobbot run <file> [--duration <s>] [--network <n>] [--allow-mainnet] [--journal-dir <dir>] [--seed <n>] [--virtual] [--summary <file.json>]`:
+ * `clobbot run <file> [--duration <s>] [--network <n>] [--allow-mainnet] [--journal-dir <dir>] [--seed <n>] [--virtual] [--summary <file.json>] [--record <dir>]`:
  * trades a run file until its duration ends or SIGINT/SIGTERM, then cancels its orders, waits for
  * their outcomes and prints a summary (src/cli/run/run-bot.ts). `--virtual`: the same run against
  * the in-process venue on virtual time.
@@ -12,7 +12,7 @@ import { parseCommandArgs } from '../parse-args.ts';
 import { DEFAULT_JOURNAL_DIR, runBot, type RunBotOptions } from '../run/run-bot.ts';
 
 const usage = [
-  'clobbot run <file> [--duration <s>] [--network <n>] [--allow-mainnet] [--journal-dir <dir>] [--seed <n>] [--virtual] [--summary <file.json>]',
+  'clobbot run <file> [--duration <s>] [--network <n>] [--allow-mainnet] [--journal-dir <dir>] [--seed <n>] [--virtual] [--summary <file.json>] [--record <dir>]',
   '',
   '  <file>             the run file (docs/configuration.md), e.g. config/market-maker.yaml',
   '  --duration <s>     run this long: seconds, or 90s, 5m, 2h, 1d (default: the file\'s duration, else until SIGINT)',
@@ -23,6 +23,8 @@ const usage = [
   '  --virtual          on virtual time against the in-process venue (network sim, no venueUrl): no network, no',
   '                     waiting; the same run file, seed and code give the same summary and journal, byte for byte',
   '  --summary <file>   also write the summary as JSON (every figure, no wall-clock ones)',
+  '  --record <dir>     record every market\'s data as received, and the bot\'s own orders, cancels and fills,',
+  '                     into raw recordings <dir>/<SYMBOL>-<start ms>.raw (docs/feeds.md)',
   '',
   'On network sim without venueUrl the local venue runs in-process; the account is funded and set up.',
   'SIGINT or SIGTERM stops the run: open orders are cancelled and their outcomes awaited, then a summary.',
@@ -39,6 +41,14 @@ export function parseDurationOption(text: string): number {
   return parsed.data;
 }
 
+/** `--seed`: an integer in 0..2^31-1. */
+export function parseSeedOption(text: string, command: string): number {
+  if (!/^(?:0|[1-9][0-9]{0,9})$/.test(text) || Number(text) > 2 ** 31 - 1) {
+    throw new BaseError('CLI_USAGE', `${command}: --seed must be an integer in 0..2147483647`, { details: { command } });
+  }
+  return Number(text);
+}
+
 /** Parses the arguments of `clobbot run` and runs it. */
 export async function runCommandMain(args: readonly string[], io: CliIo, extra: Pick<RunBotOptions, 'stop' | 'statusEveryMs' | 'cwd'> = {}): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, {
@@ -51,14 +61,11 @@ export async function runCommandMain(args: readonly string[], io: CliIo, extra: 
       seed: { type: 'string' },
       virtual: { type: 'boolean' },
       summary: { type: 'string' },
+      record: { type: 'string' },
     },
     positionals: ['file'],
   });
-  let seed: number | undefined;
-  if (values.seed !== undefined) {
-    if (!/^(?:0|[1-9][0-9]{0,9})$/.test(values.seed) || Number(values.seed) > 2 ** 31 - 1) throw usageError('--seed must be an integer in 0..2147483647');
-    seed = Number(values.seed);
-  }
+  const seed = values.seed === undefined ? undefined : parseSeedOption(values.seed, 'run');
   return runBot(io, {
     file: positionals[0]!,
     ...(values.duration === undefined ? {} : { durationMs: parseDurationOption(values.duration) }),
@@ -68,6 +75,7 @@ export async function runCommandMain(args: readonly string[], io: CliIo, extra: 
     ...(seed === undefined ? {} : { seed }),
     virtual: values.virtual === true,
     ...(values.summary === undefined ? {} : { summaryFile: values.summary }),
+    ...(values.record === undefined ? {} : { recordDir: values.record }),
     ...extra,
   });
 }

@@ -93,6 +93,8 @@ export interface RunBotOptions {
   readonly virtual?: boolean;
   /** `--summary`: also write the summary as JSON to this file. */
   readonly summaryFile?: string;
+  /** `--record`: raw recordings of every market (and the bot's own orders) go to this directory. */
+  readonly recordDir?: string;
 }
 
 /** Writes pino's lines to a CLI sink. */
@@ -291,6 +293,7 @@ async function runSession(io: CliIo, options: RunBotOptions, prepared: PreparedR
       journalDir,
       ...(virtual ? { journalFs: virtualJournalFs } : {}),
       idleWarnMs,
+      ...(options.recordDir === undefined ? {} : { recordDir: resolve(cwd, options.recordDir) }),
     });
     let stopped: Awaited<ReturnType<typeof runtime.stop>> | undefined;
     cleanups.push(async () => {
@@ -338,6 +341,7 @@ async function runSession(io: CliIo, options: RunBotOptions, prepared: PreparedR
         }),
       );
     }
+    for (const writer of runtime.recording?.writers.values() ?? []) out(`  recording   ${writer.path}`);
     out(`  running     ${virtual ? 'on virtual time' : options.stop === undefined ? 'Ctrl-C stops: open orders are cancelled first' : 'until stopped'}`);
 
     const reason: StopReason = await runtime.stopRequested;
@@ -365,6 +369,7 @@ async function runSession(io: CliIo, options: RunBotOptions, prepared: PreparedR
     await runCleanups();
     out();
     out(formatRunSummary(report).trimEnd());
+    for (const writer of runtime.recording?.writers.values() ?? []) out(`recorded ${writer.path}: ${writer.records.toLocaleString('en-US')} records, ${writer.bytes.toLocaleString('en-US')} bytes`);
     if (options.summaryFile !== undefined) writeFileSync(resolve(cwd, options.summaryFile), `${JSON.stringify(runSummaryJson(report), null, 2)}\n`);
     const left = leftOpen === undefined ? 0 : [...leftOpen.values()].reduce((sum, count) => sum + count, 0);
     if (failure !== undefined) {
