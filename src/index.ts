@@ -195,6 +195,17 @@ export { createMarketSpec, type MarketSpec, type TokenSpec } from './protocol/ma
 export { createSimVenue } from './venue/create-sim-venue.ts';
 export { createSimServer, type SimServer } from './sim/sim-server.ts';
 
+// feeds: recorded and imported market data
+export { eventAt, FeedEventKind, feedEventKindName, Side as FeedSide, type FeedColumns, type FeedEvent } from './feeds/feed-event.ts';
+export { openEventFeed, type EventFeedReader } from './feeds/event-feed-reader.ts';
+export { createEventFeedWriter, type EventFeedWriter } from './feeds/event-feed-writer.ts';
+export { candleAt, openCandleFeed, type Candle as FeedCandle, type CandleColumns, type CandleFeedReader } from './feeds/candle-feed.ts';
+export type { ClockCorrection, FeedHeader, FeedMarket, FeedSource } from './feeds/feed-header.ts';
+export { describeFeed, type FeedDescription } from './feeds/describe-feed.ts';
+export { normalizedFeedFor } from './feeds/feed-cache.ts';
+export { normalizeRawFeed } from './feeds/normalize-raw-feed.ts';
+export { exportFeed, type ExportFeedOptions } from './feeds/export-feed.ts';
+
 // execution
 export { createExecutionEngine } from './execution/create-execution-engine.ts';
 export type { EngineStats, ExecutionEngine, ExecutionEngineParameters, IntentFate, IntentReport } from './execution/execution-engine.ts';

@@ -4,7 +4,8 @@
  * `<path>.partial` and renames it only when finished: a file at `path` is always complete. The
  * format's own knowledge (columns, metadata) is in the modules that use these two functions.
  */
-import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { open } from 'node:fs/promises';
 import {
   AsyncByteQueue,
@@ -62,6 +63,7 @@ export interface ArrowFileWriter {
 export function createArrowFileWriter(path: string, columns: readonly ArrowColumn[], metadata: ReadonlyMap<string, string>): ArrowFileWriter {
   registerLz4Codec();
   const partial = `${path}.partial`;
+  mkdirSync(dirname(path), { recursive: true });
   const fd = openSync(partial, 'w');
   const schema = new Schema(
     columns.map((column) => new Field(column.name, column.type, false)),

@@ -132,6 +132,19 @@ describe('clobbot record and clobbot feed', () => {
     expect(again).toEqual({ path, normalizedNow: false });
   });
 
+  it('import a Binance capture into a new directory, then describe and export it', async () => {
+    const out = join(ws.dir, 'imports', 'btcusdt-2min.arrow');
+    const imported = await runCli(['import', 'binance-capture', 'test/fixtures/binance-capture/btcusdt_20240808_2min.txt.gz', '--out', out, '--tick-size', '0.01']);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stdout).toMatch(/^imported 1 file -> .*btcusdt-2min\.arrow: [0-9,]+ rows in [0-9.]+ s\n/);
+    const info = await runCli(['feed', 'info', out]);
+    expect(info.stdout).toMatch(/market +BTCUSDT, tick 0\.01, lot /);
+    expect((await runCli(['import', 'binance-capture', 'test/fixtures/binance-capture/btcusdt_20240808_2min.txt.gz', '--out', out])).code).toBe(2);
+    const parquet = await runCli(['feed', 'export', out, '--format', 'parquet', '--from', '2024-08-08T23:55:00Z']);
+    expect(parquet.code, parquet.stderr).toBe(0);
+    expect(existsSync(join(ws.dir, 'imports', 'btcusdt-2min.parquet'))).toBe(true);
+  });
+
   it('refuse a truncated feed and a foreign import with exit 2, the file named, no output left', async () => {
     const feed = join(ws.dir, 'cut.arrow');
     const source = readdirSync(join(ws.dir, 'minute')).find((name) => name.endsWith('.arrow'))!;
