@@ -151,6 +151,8 @@ export interface ArrowFileReader {
   readonly batchCount: number;
   /** The batches in order, one decoded at a time. */
   batches(): AsyncIterableIterator<ArrowBatch>;
+  /** One batch by its index (0 .. batchCount - 1). */
+  batch(index: number): Promise<ArrowBatch>;
   close(): Promise<void>;
 }
 
@@ -201,28 +203,30 @@ export async function openArrowFile(path: string): Promise<ArrowFileReader> {
   const schema = reader.schema;
   const fileReader = reader;
   const batchCount = fileReader.numRecordBatches;
+  const readBatch = async (index: number): Promise<ArrowBatch> => {
+    let batch;
+    try {
+      batch = await fileReader.readRecordBatch(index);
+    } catch (cause) {
+      throw unreadable(path, `record batch ${index + 1} of ${batchCount}`, cause);
+    }
+    if (batch === null) throw unreadable(path, `record batch ${index + 1} of ${batchCount}`, 'missing');
+    const columns = schema.fields.map((_, column) => {
+      const values = batch.getChildAt(column)?.data[0]?.values as ColumnArray | undefined;
+      if (values === undefined || values.length < batch.numRows) throw unreadable(path, `record batch ${index + 1} of ${batchCount}, column ${column}`, 'shorter than the batch');
+      return values;
+    });
+    return { length: batch.numRows, columns };
+  };
   return {
     path,
     metadata: schema.metadata,
     columnNames: schema.fields.map((field) => field.name),
     batchCount,
     async *batches() {
-      for (let index = 0; index < batchCount; index += 1) {
-        let batch;
-        try {
-          batch = await fileReader.readRecordBatch(index);
-        } catch (cause) {
-          throw unreadable(path, `record batch ${index + 1} of ${batchCount}`, cause);
-        }
-        if (batch === null) throw unreadable(path, `record batch ${index + 1} of ${batchCount}`, 'missing');
-        const columns = schema.fields.map((_, column) => {
-          const values = batch.getChildAt(column)?.data[0]?.values as ColumnArray | undefined;
-          if (values === undefined || values.length < batch.numRows) throw unreadable(path, `record batch ${index + 1} of ${batchCount}, column ${column}`, 'shorter than the batch');
-          return values;
-        });
-        yield { length: batch.numRows, columns };
-      }
+      for (let index = 0; index < batchCount; index += 1) yield await readBatch(index);
     },
+    batch: readBatch,
     close: () => handle.close(),
   };
 }

@@ -24,8 +24,10 @@ export const FeedEventKind = {
   OWN_ORDER: 8,
   /** The bot's own order `id` left the book unfilled: `qty` the size it still had. */
   OWN_CANCEL: 9,
-  /** The bot's own order `id` filled `qty` at `price` (`side` the order's side). */
+  /** The bot's own resting order `id` filled `qty` at `price` (`side` the order's side): it was the maker. */
   OWN_FILL: 10,
+  /** The bot's own order `id` took `qty` at `price` (`side` the order's side): it was the taker; the trade is also on the tape. */
+  OWN_TAKER_FILL: 11,
 } as const;
 
 export type FeedEventKind = (typeof FeedEventKind)[keyof typeof FeedEventKind];

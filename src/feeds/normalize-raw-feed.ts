@@ -12,12 +12,16 @@
  */
 import { BaseError } from '../core/base-error.ts';
 import { decimalScale, inferStep, parseStep } from './decimal-scale.ts';
-import { FeedEventKind, msToNs, Side } from './feed-event.ts';
+import { FeedEventKind, msToNs, Side, type FeedEvent } from './feed-event.ts';
 import { FEED_FORMAT, FEED_VERSION, type FeedHeader, type FeedMarket } from './feed-header.ts';
 import { createEventFeedWriter } from './event-feed-writer.ts';
+import { reorderBuffer } from './reorder-buffer.ts';
 import { describeInput, invalidRecord } from './importers/importer.ts';
 import { openRawFeed, type RawRecordAt } from './raw-feed-reader.ts';
-import { ownCancelMetaSchema, ownFillMetaSchema, ownOrderMetaSchema } from './raw-feed-format.ts';
+import { ownCancelMetaSchema, ownFillMetaSchema, ownOrderIdMetaSchema, ownOrderMetaSchema } from './raw-feed-format.ts';
+
+/** How much later than its effect the recorder may hear of an own order or fill (user-data polling). */
+const OWN_RECORD_LAG_NS = 10_000_000_000n;
 
 export interface NormalizeResult {
   readonly header: FeedHeader;
@@ -137,6 +141,9 @@ export async function normalizeRawFeed(path: string, out: string): Promise<Norma
     },
   };
   const writer = createEventFeedWriter(out, header);
+  // Own orders and fills are written at the time they took effect, before the recorder heard of them.
+  const rows = reorderBuffer(writer, OWN_RECORD_LAG_NS);
+  const emit = (kind: FeedEventKind, side: number, exchTs: bigint, localTs: bigint, price: bigint, qty: bigint, id: bigint) => rows.push({ kind, side, exchTs, localTs, price, qty, id });
   const book = { bids: new Map<bigint, bigint>(), asks: new Map<bigint, bigint>() };
   let lastUpdateId = -1;
   let lastTradeId: number | undefined;
@@ -159,7 +166,7 @@ export async function normalizeRawFeed(path: string, out: string): Promise<Norma
     const exchTs = msToNs(depth.E ?? record.atMs);
     const localTs = msToNs(record.atMs);
     const first = lastUpdateId < 0;
-    if (first) writer.append(FeedEventKind.BOOK_CLEAR, Side.NONE, exchTs, localTs, 0n, 0n, BigInt(depth.lastUpdateId));
+    if (first) emit(FeedEventKind.BOOK_CLEAR, Side.NONE, exchTs, localTs, 0n, 0n, BigInt(depth.lastUpdateId));
     for (const [side, levels, previous] of [
       [Side.BUY, depth.bids, book.bids],
       [Side.SELL, depth.asks, book.asks],
@@ -169,13 +176,13 @@ export async function normalizeRawFeed(path: string, out: string): Promise<Norma
         const price = units(ticks, priceText, record, 'price');
         const qty = units(lots, sizeText, record, 'size');
         next.set(price, qty);
-        if (previous.get(price) !== qty) writer.append(FeedEventKind.LEVEL, side, exchTs, localTs, price, qty, BigInt(depth.lastUpdateId));
+        if (previous.get(price) !== qty) emit(FeedEventKind.LEVEL, side, exchTs, localTs, price, qty, BigInt(depth.lastUpdateId));
       }
-      for (const price of previous.keys()) if (!next.has(price)) writer.append(FeedEventKind.LEVEL, side, exchTs, localTs, price, 0n, BigInt(depth.lastUpdateId));
+      for (const price of previous.keys()) if (!next.has(price)) emit(FeedEventKind.LEVEL, side, exchTs, localTs, price, 0n, BigInt(depth.lastUpdateId));
       previous.clear();
       for (const [price, qty] of next) previous.set(price, qty);
     }
-    writer.append(FeedEventKind.CHECKPOINT, Side.NONE, exchTs, localTs, 0n, 0n, BigInt(depth.lastUpdateId));
+    emit(FeedEventKind.CHECKPOINT, Side.NONE, exchTs, localTs, 0n, 0n, BigInt(depth.lastUpdateId));
     lastUpdateId = depth.lastUpdateId;
   };
 
@@ -187,14 +194,20 @@ export async function normalizeRawFeed(path: string, out: string): Promise<Norma
     const localTs = msToNs(record.atMs);
     const first = trades[0]!;
     if (lastTradeId !== undefined && first.id > lastTradeId + 1) {
-      writer.append(FeedEventKind.TRADE_GAP, Side.NONE, msToNs(first.time), localTs, 0n, BigInt(first.id - lastTradeId - 1), BigInt(lastTradeId + 1));
+      emit(FeedEventKind.TRADE_GAP, Side.NONE, msToNs(first.time), localTs, 0n, BigInt(first.id - lastTradeId - 1), BigInt(lastTradeId + 1));
     }
     for (const trade of trades) {
       const side = trade.isBuyerMaker ? Side.SELL : Side.BUY;
-      writer.append(FeedEventKind.TRADE, side, msToNs(trade.time), localTs, units(ticks, trade.price, record, 'price'), units(lots, trade.qty, record, 'size'), BigInt(trade.id));
+      emit(FeedEventKind.TRADE, side, msToNs(trade.time), localTs, units(ticks, trade.price, record, 'price'), units(lots, trade.qty, record, 'size'), BigInt(trade.id));
     }
     lastTradeId = trades[trades.length - 1]!.id;
   };
+
+  /** Feed ids of own orders by key: the venue id, or minus the pending number of an order never named. */
+  const ownIds = new Map<string, bigint>();
+  /** OWN_ORDER rows of pending orders still held by the reorder buffer, to name in place. */
+  const pendingRows = new Map<string, { -readonly [K in keyof FeedEvent]: FeedEvent[K] }>();
+  const idOfKey = (key: string) => ownIds.get(key) ?? (key.startsWith('id:') ? BigInt(key.slice(3)) : -BigInt(key.slice(8)));
 
   const onOwn = (record: RawRecordAt) => {
     if (venue === undefined) throw invalidRecord(path, record.line, 'an own-order record in a recording whose market states no venue parameters');
@@ -203,13 +216,30 @@ export async function normalizeRawFeed(path: string, out: string): Promise<Norma
     const sideOf = (side: 'BUY' | 'SELL') => (side === 'BUY' ? Side.BUY : Side.SELL);
     if (record.kind === 'own-order') {
       const order = ownOrderMetaSchema.parse(meta);
-      writer.append(FeedEventKind.OWN_ORDER, sideOf(order.side), localTs, localTs, ownTicks(order.price), BigInt(order.size), BigInt(order.orderId));
+      const row = { kind: FeedEventKind.OWN_ORDER as FeedEventKind, side: sideOf(order.side), exchTs: localTs, localTs, price: ownTicks(order.price), qty: BigInt(order.size), id: idOfKey(order.key) };
+      if (order.key.startsWith('pending:')) pendingRows.set(order.key, row);
+      rows.push(row);
+    } else if (record.kind === 'own-order-id') {
+      const named = ownOrderIdMetaSchema.parse(meta);
+      const row = pendingRows.get(named.key);
+      pendingRows.delete(named.key);
+      const orderId = BigInt(named.orderId);
+      if (row !== undefined && rows.holds(row)) {
+        row.id = orderId;
+      } else if (row !== undefined) {
+        // Written already under its pending id: end that one and place it again under its venue id.
+        emit(FeedEventKind.OWN_CANCEL, row.side, localTs, localTs, row.price, row.qty, row.id);
+        emit(FeedEventKind.OWN_ORDER, row.side, localTs, localTs, row.price, row.qty, orderId);
+      }
+      ownIds.set(named.key, orderId);
     } else if (record.kind === 'own-cancel') {
       const cancel = ownCancelMetaSchema.parse(meta);
-      writer.append(FeedEventKind.OWN_CANCEL, sideOf(cancel.side), localTs, localTs, ownTicks(cancel.price), BigInt(cancel.remaining), BigInt(cancel.orderId));
+      pendingRows.delete(cancel.key);
+      emit(FeedEventKind.OWN_CANCEL, sideOf(cancel.side), localTs, localTs, ownTicks(cancel.price), BigInt(cancel.remaining), idOfKey(cancel.key));
     } else {
       const fill = ownFillMetaSchema.parse(meta);
-      writer.append(FeedEventKind.OWN_FILL, sideOf(fill.side), msToNs(fill.timeMs), localTs, ownTicks(fill.price), BigInt(fill.size), BigInt(fill.orderId));
+      const kind = fill.liquidity === 'maker' ? FeedEventKind.OWN_FILL : FeedEventKind.OWN_TAKER_FILL;
+      emit(kind, sideOf(fill.side), msToNs(fill.timeMs), msToNs(fill.timeMs), ownTicks(fill.price), BigInt(fill.size), BigInt(fill.orderId));
     }
   };
 
@@ -217,9 +247,10 @@ export async function normalizeRawFeed(path: string, out: string): Promise<Norma
     for (const record of raw.records()) {
       if (record.kind === 'depth') onDepth(record);
       else if (record.kind === 'trades') onTrades(record);
-      else if (record.kind === 'own-order' || record.kind === 'own-cancel' || record.kind === 'own-fill') onOwn(record);
+      else if (record.kind.startsWith('own-')) onOwn(record);
     }
     const end = raw.end();
+    rows.flush();
     writer.finish();
     return { header, rows: writer.rows, records: end.records, staleDepth, notes };
   } catch (error) {

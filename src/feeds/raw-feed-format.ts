@@ -16,7 +16,7 @@ export const RAW_FEED_FORMAT = 'clobbot-raw-feed';
 export const RAW_FEED_VERSION = 1;
 
 /** The kinds of record, in the order they are documented. */
-export const RAW_RECORD_KINDS = ['header', 'depth', 'trades', 'ticker', 'fail', 'own-order', 'own-cancel', 'own-fill', 'end'] as const;
+export const RAW_RECORD_KINDS = ['header', 'depth', 'trades', 'ticker', 'fail', 'own-order', 'own-order-id', 'own-cancel', 'own-fill', 'end'] as const;
 export type RawRecordKind = (typeof RAW_RECORD_KINDS)[number];
 
 /** The first record's meta: what is recorded and the market's parameters. Its body is the exchangeInfo answer. */
@@ -39,8 +39,12 @@ export const rawHeaderSchema = z.strictObject({
 export type RawHeader = z.infer<typeof rawHeaderSchema>;
 
 /** Own-order records' meta (ids, prices in price units and sizes in size units as decimal strings). */
-export const ownOrderMetaSchema = z.strictObject({ orderId: z.string(), side: z.enum(['BUY', 'SELL']), price: z.string(), size: z.string() });
-export const ownCancelMetaSchema = z.strictObject({ orderId: z.string(), side: z.enum(['BUY', 'SELL']), price: z.string(), remaining: z.string() });
+/** Own orders are keyed `id:<venue order id>`, or `pending:<n>` until the engine knows the id. */
+const ownKey = z.string().regex(/^(id|pending):[0-9]+$/);
+export const ownOrderMetaSchema = z.strictObject({ key: ownKey, side: z.enum(['BUY', 'SELL']), price: z.string(), size: z.string() });
+/** A pending order's venue id, once known. */
+export const ownOrderIdMetaSchema = z.strictObject({ key: ownKey, orderId: z.string() });
+export const ownCancelMetaSchema = z.strictObject({ key: ownKey, side: z.enum(['BUY', 'SELL']), price: z.string(), remaining: z.string() });
 export const ownFillMetaSchema = z.strictObject({
   orderId: z.string(),
   side: z.enum(['BUY', 'SELL']),

@@ -17,7 +17,7 @@ import type { FaultScriptInput } from '../config/fault-config.ts';
 import type { VirtualConfig } from '../config/virtual-config.ts';
 import type { HttpTransport } from '../clients/http-transport.ts';
 import type { WebSocketFactory } from '../clients/relay-ws-client.ts';
-import { createSimService, type SimService } from '../sim/sim-service.ts';
+import { createSimService, type SimReplay, type SimService } from '../sim/sim-service.ts';
 import { createInProcessHttpTransport, type ConnectionLatency } from './in-process-http.ts';
 import { inProcessSocketFactory } from './in-process-relay-socket.ts';
 import { latencySampler } from './latency-sampler.ts';
@@ -57,6 +57,8 @@ export interface CreateInProcessVenueParameters {
   readonly seed?: number;
   /** Faults at times counted from `start()` (a run file's `virtual.faults`). Default none. */
   readonly faults?: FaultScriptInput;
+  /** Backtests: the replayed market in place of the venue's own (sim-service.ts). */
+  readonly replay?: SimReplay;
 }
 
 /**
@@ -75,6 +77,7 @@ export function createInProcessVenue(params: CreateInProcessVenueParameters): In
     logger: params.logger,
     backgroundFlow: params.backgroundFlow ?? true,
     ...(params.seed === undefined ? {} : { seed: params.seed }),
+    ...(params.replay === undefined ? {} : { replay: params.replay }),
   });
   const latency: ConnectionLatency = {
     relay: latencySampler(params.latency.relay, params.latencyRandom),

@@ -36,7 +36,7 @@ import type { VenueConnection } from './venue-connection.ts';
 import { createReceiptReader, createUserDataReader } from './venue-readers.ts';
 import { feedTiming, marketFeedPlanOf } from './market-feed-timing.ts';
 import { tapMarketData } from '../feeds/market-data-tap.ts';
-import { recordOwnOrders } from '../feeds/own-order-recorder.ts';
+import { followOwnOrders, rawOwnOrderSink } from '../feeds/own-order-recorder.ts';
 import { createMarketRecording, type MarketRecording } from './market-recording.ts';
 
 /** Why a run stopped. */
@@ -277,7 +277,7 @@ export function createTradingRuntime(params: TradingRuntimeParameters): TradingR
         streams.add(feed.trades$.subscribe());
         streams.add(feed.ticker$.subscribe());
         const fills$ = engine.fills$.pipe(filter((fill) => fill.market === spec.address));
-        streams.add(recordOwnOrders({ state$: engine.state$(spec.address), fills$ }, recorder, clock));
+        streams.add(followOwnOrders({ state$: engine.state$(spec.address), fills$ }, rawOwnOrderSink(recorder), clock));
       }
       for (const host of hosts) {
         host.start();

@@ -16,7 +16,8 @@ import type { Logger } from '../core/logger.ts';
 import type { RandomSource } from '../core/random.ts';
 import type { SimConfig } from '../config/sim-config.ts';
 import { createSimVenue } from '../venue/create-sim-venue.ts';
-import type { SimVenueModel } from '../venue/sim-venue.ts';
+import type { SimVenue, SimVenueModel } from '../venue/sim-venue.ts';
+import type { OutsideLiquidity } from '../venue/outside-liquidity.ts';
 import { WS_CLOSE_PENDING_OUTCOME_LIMIT } from '../protocol/constants.ts';
 import { createFaultModel, type FaultModel } from './fault-model.ts';
 import { jsonRpcRoute } from './json-rpc-route.ts';
@@ -43,6 +44,15 @@ export interface CreateSimServiceParameters {
   readonly seed?: number;
   /** Runs the configured background order flow. Default true. */
   readonly backgroundFlow?: boolean;
+  /** Backtests: a replayed market. Relayed transactions meet its liquidity; market data is answered from it. */
+  readonly replay?: SimReplay;
+}
+
+/** What a backtest puts in place of the venue's own market (src/backtest/replay-venue.ts). */
+export interface SimReplay {
+  readonly outsideLiquidity: OutsideLiquidity;
+  /** The market-data answers (depth, trades, klines, ticker), given the venue for its own orders. */
+  marketData(venue: SimVenueModel): Pick<SimVenue, 'depth' | 'trades' | 'klines' | 'ticker24hr'>;
 }
 
 export interface SimService {
@@ -87,7 +97,10 @@ export function createSimService(parameters: CreateSimServiceParameters): SimSer
     clock,
     backgroundFlow: parameters.backgroundFlow ?? true,
     ...(parameters.seed === undefined ? {} : { seed: parameters.seed }),
+    ...(parameters.replay === undefined ? {} : { outsideLiquidity: parameters.replay.outsideLiquidity }),
   });
+  // Market data of a replay: the venue's model with its market-data answers taken from the replay.
+  const served: SimVenueModel = parameters.replay === undefined ? venue : Object.assign(Object.create(venue) as SimVenueModel, parameters.replay.marketData(venue));
 
   const faults = createFaultModel({ clock, random, settings: config.faults, logger: logger.child({ component: 'faults' }) });
 
@@ -103,7 +116,7 @@ export function createSimService(parameters: CreateSimServiceParameters): SimSer
     else auth.expireIssuedTokens();
   });
   const routes = [
-    ...marketAndUserRoutes(venue, { config, clock, random, secret: jwtSecret(secrets), faults }),
+    ...marketAndUserRoutes(served, { config, clock, random, secret: jwtSecret(secrets), faults }),
     ...auth.routes,
     relayRestRoute({ venue, auth, logger: logger.child({ component: 'relay' }), faults }),
     jsonRpcRoute({ venue, chainId: config.chainId }),

@@ -28,6 +28,7 @@ import { createVenueCatalog } from './venue-catalog.ts';
 import type { VenueEvent } from './venue-events.ts';
 import { executeVenueTx, type QueuedTx, type VenueTx } from './venue-transaction.ts';
 import { systemTxHashes } from './venue-hashes.ts';
+import { withOutsideLiquidity, type OutsideLiquidity } from './outside-liquidity.ts';
 
 /** The `from` of system transactions (ours: keccak256("clobbot.sim.system")). */
 export const SYSTEM_SENDER: Address = '0xa9d51c5a44cdf1858ed4ff57258a196fac97a50e';
@@ -47,6 +48,8 @@ export interface CreateSimVenueParameters {
   readonly backgroundFlow?: boolean;
   /** The run seed (`clobbot sim --seed`), mixed into each market's own flow seed. Default 0. */
   readonly seed?: number;
+  /** Backtests: the recorded market that relayed transactions meet besides the venue's own book (outside-liquidity.ts). */
+  readonly outsideLiquidity?: OutsideLiquidity;
 }
 
 function blockInfo(header: BlockHeader): BlockInfo {
@@ -184,7 +187,9 @@ export function createSimVenue(parameters: CreateSimVenueParameters): SimVenueMo
       stateLagBlocks: config.stateLagBlocks,
       genesis: new Map(),
       execute: (tx, context) => {
-        const result = executeVenueTx({ engine, registry }, tx.payload.tx, context.block.timestamp);
+        const run = () => executeVenueTx({ engine, registry }, tx.payload.tx, context.block.timestamp);
+        const result = outside !== undefined && tx.payload.origin === 'relay' ? withOutsideLiquidity(engine, outside.liquidity, outside.accountId, tx.payload.tx, run) : run();
+        if (outside !== undefined && tx.payload.origin === 'relay' && tx.payload.tx.kind !== 'authorize') dirty.add(tx.payload.tx.market);
         if (!result.ok) return { success: false, reason: `${result.code}: ${result.message}`, logCount: 0 };
         recordEvents(result.events, {
           blockNumber: context.block.number,
@@ -252,6 +257,15 @@ export function createSimVenue(parameters: CreateSimVenueParameters): SimVenueMo
       if (token !== undefined) fund(account.owner, token.address, toUnits(amount, 10n ** BigInt(token.decimals), 'down'));
     }
   }
+
+  /** A backtest's outside account, funded with every token beyond any need. */
+  const outside =
+    parameters.outsideLiquidity === undefined
+      ? undefined
+      : {
+          liquidity: parameters.outsideLiquidity,
+          accountId: catalog.tokens.reduce((id, token) => fund(parameters.outsideLiquidity!.owner, token.address, 10n ** 60n), 0n),
+        };
 
   const topLevel = (levels: readonly (readonly [bigint, bigint])[] | undefined): TopLevel | undefined => levels?.[0];
 

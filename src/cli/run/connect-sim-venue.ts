@@ -34,7 +34,7 @@ import type { FaultScriptInput } from '../../config/fault-config.ts';
 import { createInProcessVenue, type InProcessVenue } from '../../runtime/in-process-venue.ts';
 import type { PendingWork } from '../../runtime/pending-work.ts';
 import { createSimServer, type SimServer } from '../../sim/sim-server.ts';
-import { cryptoRandom } from '../../sim/sim-service.ts';
+import { cryptoRandom, type SimReplay } from '../../sim/sim-service.ts';
 import { getSimInfo, marketSpecsOf, simFund, type SimInfo } from '../../runtime/sim-account.ts';
 import { setUpSimWallet, startSetupTransport } from '../../runtime/connect-in-process-venue.ts';
 import { notReadyError, probeTradingWallet } from './trading-wallet-readiness.ts';
@@ -68,6 +68,10 @@ export interface ConnectSimVenueParameters {
     readonly seed: number;
     /** The run file's `virtual.faults`, counted from the venue's start (the virtual clock's start). */
     readonly faults: FaultScriptInput;
+    /** Runs the sim config's background flow (default true; a backtest's flow is its recording). */
+    readonly backgroundFlow?: boolean;
+    /** A backtest's replayed market in place of the venue's own. */
+    readonly replay?: SimReplay;
   };
 }
 

@@ -1,0 +1,155 @@
+/**
+ * The recorded market as of the replay's time: the book the recording showed, net of what was the
+ * recorded bot's own (its resting orders are taken out of the displayed depth) and of what the
+ * replayed bot has taken from it (until the recording updates that level again), and the tape of
+ * trades in which the recorded bot was not the taker. Prices and sizes in the venue's units.
+ */
+import type { OrderSide } from '../protocol/constants.ts';
+
+export type BookSideName = 'bids' | 'asks';
+
+/** A level's size, as displayed to the replayed bot, before and after a change. */
+export interface LevelChange {
+  readonly side: BookSideName;
+  readonly price: bigint;
+  readonly before: bigint;
+  readonly after: bigint;
+}
+
+/** Own recorded fills as the taker, waiting for the tape's trade they were part of. */
+interface OwnTakerFill {
+  readonly price: bigint;
+  size: bigint;
+  readonly atMs: number;
+}
+
+/** How far apart (exchange time) a recorded own taker fill and its trade on the tape may be. */
+const OWN_TAKER_MATCH_MS = 5_000;
+
+export class ReplayBook {
+  private readonly recorded = { bids: new Map<bigint, bigint>(), asks: new Map<bigint, bigint>() };
+  /** The recorded bot's own resting size per price. */
+  private readonly own = { bids: new Map<bigint, bigint>(), asks: new Map<bigint, bigint>() };
+  /** What the replayed bot's takers took per price, until the recording updates the level. */
+  private readonly consumed = { bids: new Map<bigint, bigint>(), asks: new Map<bigint, bigint>() };
+  private readonly ownOrders = new Map<bigint, { side: BookSideName; price: bigint; remaining: bigint }>();
+  private readonly ownTakerFills: OwnTakerFill[] = [];
+  private sorted: { bids: (readonly [bigint, bigint])[]; asks: (readonly [bigint, bigint])[] } | undefined;
+  /** The update id and exchange time (ms) of the last checkpoint applied; -1 before the first. */
+  updateId = -1n;
+  updateMs = 0;
+  /** Trades the recorded bot took as the taker, left off the tape (size units). */
+  ownTakerSizeRemoved = 0n;
+
+  /** Displayed size at `price` on `side`: recorded, less the recorded bot's own, less what the replayed bot took. */
+  displayed(side: BookSideName, price: bigint): bigint {
+    const size = (this.recorded[side].get(price) ?? 0n) - (this.own[side].get(price) ?? 0n) - (this.consumed[side].get(price) ?? 0n);
+    return size > 0n ? size : 0n;
+  }
+
+  /** Replaces the whole book (a snapshot follows). */
+  clear(): void {
+    this.recorded.bids.clear();
+    this.recorded.asks.clear();
+    this.consumed.bids.clear();
+    this.consumed.asks.clear();
+    this.sorted = undefined;
+  }
+
+  /** The recorded size at a level; returns the displayed change, if any. */
+  setLevel(side: BookSideName, price: bigint, size: bigint): LevelChange | undefined {
+    const before = this.displayed(side, price);
+    if (size === 0n) this.recorded[side].delete(price);
+    else this.recorded[side].set(price, size);
+    this.consumed[side].delete(price);
+    this.sorted = undefined;
+    const after = this.displayed(side, price);
+    return before === after ? undefined : { side, price, before, after };
+  }
+
+  checkpoint(updateId: bigint, exchMs: number): void {
+    this.updateId = updateId;
+    this.updateMs = exchMs;
+  }
+
+  /** The replayed bot's taker took `size` at `price` of `side`'s displayed depth. */
+  consume(side: BookSideName, price: bigint, size: bigint): void {
+    this.consumed[side].set(price, (this.consumed[side].get(price) ?? 0n) + size);
+    this.sorted = undefined;
+  }
+
+  ownOrder(orderId: bigint, side: BookSideName, price: bigint, size: bigint): void {
+    this.ownOrders.set(orderId, { side, price, remaining: size });
+    this.adjustOwn(side, price, size);
+  }
+
+  /** The recorded bot's order left the book or filled `size` (undefined: all that was left). */
+  ownReduced(orderId: bigint, size?: bigint): void {
+    const order = this.ownOrders.get(orderId);
+    if (order === undefined) return;
+    const by = size === undefined || size > order.remaining ? order.remaining : size;
+    order.remaining -= by;
+    this.adjustOwn(order.side, order.price, -by);
+    if (order.remaining === 0n) this.ownOrders.delete(orderId);
+  }
+
+  ownTakerFill(price: bigint, size: bigint, atMs: number): void {
+    this.ownTakerFills.push({ price, size, atMs });
+  }
+
+  /**
+   * The part of a recorded trade that was not the recorded bot's own taking: the trade's size less
+   * the recorded bot's taker fills at its price within OWN_TAKER_MATCH_MS of it.
+   */
+  tapeSize(price: bigint, size: bigint, atMs: number): bigint {
+    let left = size;
+    while (this.ownTakerFills.length > 0 && this.ownTakerFills[0]!.atMs < atMs - OWN_TAKER_MATCH_MS) this.ownTakerFills.shift();
+    for (const fill of this.ownTakerFills) {
+      if (left === 0n) break;
+      if (fill.price !== price || fill.size === 0n || Math.abs(fill.atMs - atMs) > OWN_TAKER_MATCH_MS) continue;
+      const take = fill.size < left ? fill.size : left;
+      fill.size -= take;
+      left -= take;
+      this.ownTakerSizeRemoved += take;
+    }
+    return left;
+  }
+
+  private adjustOwn(side: BookSideName, price: bigint, by: bigint): void {
+    const next = (this.own[side].get(price) ?? 0n) + by;
+    if (next <= 0n) this.own[side].delete(price);
+    else this.own[side].set(price, next);
+    this.sorted = undefined;
+  }
+
+  /** Displayed levels, best first: [price, size] with size > 0. */
+  levels(side: BookSideName): readonly (readonly [bigint, bigint])[] {
+    if (this.sorted === undefined) {
+      const sideLevels = (name: BookSideName) =>
+        [...this.recorded[name].keys()]
+          .map((price) => [price, this.displayed(name, price)] as const)
+          .filter(([, size]) => size > 0n)
+          .sort(([a], [b]) => (name === 'bids' ? (a > b ? -1 : a < b ? 1 : 0) : a < b ? -1 : a > b ? 1 : 0));
+      this.sorted = { bids: sideLevels('bids'), asks: sideLevels('asks') };
+    }
+    return this.sorted[side];
+  }
+
+  best(side: BookSideName): readonly [bigint, bigint] | undefined {
+    return this.levels(side)[0];
+  }
+
+  /**
+   * The displayed levels an order of `takerSide` with limit `limitPrice` could meet, best first
+   * (what the outside liquidity of the venue places for a relayed transaction).
+   */
+  reachable(takerSide: OrderSide, limitPrice: bigint): (readonly [bigint, bigint])[] {
+    const levels = this.levels(takerSide === 'BUY' ? 'asks' : 'bids');
+    const out: (readonly [bigint, bigint])[] = [];
+    for (const level of levels) {
+      if (takerSide === 'BUY' ? level[0] > limitPrice : level[0] < limitPrice) break;
+      out.push(level);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,220 @@
+/**
+ * `clobbot backtest`: the run file's strategy and the execution engine, unchanged, on the virtual
+ * clock, through the in-process venue connection, against a venue that replays a recorded feed
+ * (src/backtest/replay-venue.ts). docs/backtesting.md describes the models and the outputs.
+ *
+ * Everything read from files happens before the clock starts; the outputs are written into
+ * `<out>.partial` and renamed to `<out>` once complete, so a failed backtest leaves nothing that looks
+ * finished.
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { filter, Subscription } from 'rxjs';
+import { BaseError } from '../../core/base-error.ts';
+import { liveClock } from '../../core/clock.ts';
+import { createIdSource } from '../../core/ids.ts';
+import { createLogger } from '../../core/logger.ts';
+import { seededRandom } from '../../core/random.ts';
+import { VirtualClock } from '../../core/virtual-clock.ts';
+import { configError, loadConfig, loadConfigOrThrow } from '../../config/load-config.ts';
+import { runConfigSchema, type RunConfig } from '../../config/run-config.ts';
+import { simConfigSchema } from '../../config/sim-config.ts';
+import { loadRunStrategies } from '../../strategy/load-strategy.ts';
+import { loadSigner } from '../../execution/signer-source.ts';
+import { openEventFeed, type EventFeedReader } from '../../feeds/event-feed-reader.ts';
+import { normalizedFeedFor, sha256OfFile } from '../../feeds/feed-cache.ts';
+import { backtestMarket } from '../../backtest/backtest-market.ts';
+import { backtestMetrics } from '../../backtest/backtest-metrics.ts';
+import { startBacktestSampler } from '../../backtest/backtest-sampler.ts';
+import { createQueueModel, type QueueModelConfigInput } from '../../backtest/queue-model.ts';
+import { createReplayVenue } from '../../backtest/replay-venue.ts';
+import { createPendingWork } from '../../runtime/pending-work.ts';
+import { createTradingRuntime } from '../../runtime/trading-runtime.ts';
+import { runOnVirtualClock } from '../../runtime/virtual-driver.ts';
+import type { CliIo } from '../cli-io.ts';
+import { ExitCode } from '../command.ts';
+import { connectSimVenue, DEFAULT_SIM_CONFIG } from '../run/connect-sim-venue.ts';
+import { virtualJournalFs } from '../run/virtual-run-rules.ts';
+import { summaryRows, writeBacktestOutputs, type BacktestRecord, type OrderRow } from './backtest-outputs.ts';
+import { followOwnOrders } from '../../feeds/own-order-recorder.ts';
+import type { OwnFill } from '../../strategy/strategy-context.ts';
+
+export interface BacktestOptions {
+  readonly file: string;
+  readonly feed: string;
+  readonly fromMs?: number;
+  readonly toMs?: number;
+  readonly seed?: number;
+  readonly out: string;
+  readonly force?: boolean;
+  readonly queue?: QueueModelConfigInput;
+  readonly cwd?: string;
+}
+
+/** How long before the feed's first row the clock starts: the account is funded and set up meanwhile. */
+const SETUP_LEAD_MS = 30_000;
+/** How often equity, inventory and quotes are sampled (virtual time). */
+const SAMPLE_EVERY_MS = 1_000;
+export const DEFAULT_BACKTEST_SEED = 1;
+
+const usageError = (message: string) => new BaseError('CLI_USAGE', `backtest: ${message}`, { details: { command: 'backtest' } });
+
+/** Exchange times (ms) of the feed's first and last rows. */
+async function feedSpan(feed: EventFeedReader): Promise<{ firstMs: number; lastMs: number } | undefined> {
+  if (feed.batchCount === 0) return undefined;
+  const first = await feed.batch(0);
+  const last = feed.batchCount === 1 ? first : await feed.batch(feed.batchCount - 1);
+  if (first.length === 0 || last.length === 0) return undefined;
+  return { firstMs: Number(first.exchTs[0]! / 1_000_000n), lastMs: Number(last.exchTs[last.length - 1]! / 1_000_000n) };
+}
+
+/** The run file for the backtest venue: network sim, the traded market only, nothing of the live account. */
+function backtestRunConfig(config: RunConfig, entry: RunConfig['markets'][number]): RunConfig {
+  const { venueUrl: _venueUrl, simConfig: _simConfig, hosts: _hosts, ...rest } = config;
+  const { owner: _owner, id: _id, ...account } = config.account;
+  return { ...rest, network: 'sim', markets: [entry], account: { ...account }, wallet: { kind: 'ephemeral' } } as RunConfig;
+}
+
+/**
+ * @example process.exitCode = await runBacktest(processIo(), { file: 'config/market-maker.yaml', feed: 'recordings/MON_USDC-….raw', out: 'backtests/mm' });
+ */
+export async function runBacktest(io: CliIo, options: BacktestOptions): Promise<number> {
+  const cwd = options.cwd ?? process.cwd();
+  const out = resolve(cwd, options.out);
+  if (existsSync(out) && options.force !== true) throw new BaseError('FEED_OUTPUT_EXISTS', `${out} already exists (pass --force to replace it)`, { details: { path: out } });
+  const seed = options.seed ?? DEFAULT_BACKTEST_SEED;
+
+  // 1. Every file before the clock starts: the run file, its strategies, its sim config, the feed.
+  const loaded = await loadConfig(resolve(cwd, options.file), runConfigSchema, { env: io.env });
+  if (!loaded.ok) throw configError(options.file, loaded.issues);
+  const { value: fileConfig, source } = loaded;
+  const strategies = await loadRunStrategies(source, fileConfig, { cwd });
+  const simFile = fileConfig.simConfig ?? DEFAULT_SIM_CONFIG;
+  const sim = await loadConfigOrThrow(resolve(cwd, simFile), simConfigSchema, { env: io.env });
+  const feedFile = resolve(cwd, options.feed);
+  const { path: feedPath } = await normalizedFeedFor(feedFile, { cacheDir: resolve(cwd, '.clobbot/feeds') });
+  const feed = await openEventFeed(feedPath);
+  const span = await feedSpan(feed);
+  const market = backtestMarket({ config: fileConfig, sim, header: feed.header, feedPath: options.feed, runFile: options.file });
+  const fromMs = Math.max(span?.firstMs ?? 0, options.fromMs ?? Number.NEGATIVE_INFINITY);
+  const toMs = Math.min((span?.lastMs ?? 0) + 1, options.toMs ?? Number.POSITIVE_INFINITY);
+  if (span === undefined || fromMs >= toMs) {
+    await feed.close();
+    const range = span === undefined ? 'the feed has no rows' : `the feed covers ${new Date(span.firstMs).toISOString()} .. ${new Date(span.lastMs).toISOString()}`;
+    throw usageError(`the time range is empty: ${range}`);
+  }
+  const queueModel = createQueueModel(options.queue ?? { model: 'probabilistic' });
+  const config = backtestRunConfig(fileConfig, market.entry);
+  const wallet = await loadSigner({ source: { kind: 'ephemeral' }, network: 'sim', env: io.env, cwd, random: seededRandom(seed ^ 0x4e7) });
+  const manifest = {
+    clobbot: 'backtest',
+    runFile: { path: options.file, sha256: await sha256OfFile(resolve(cwd, options.file)) },
+    feed: { path: options.feed, sha256: await sha256OfFile(feedFile), normalized: feedPath === feedFile ? null : feedPath.split('/').pop() },
+    seed,
+    market: market.spec.symbol,
+    range: { fromMs, toMs, from: new Date(fromMs).toISOString(), to: new Date(toMs).toISOString() },
+    queueModel: { name: queueModel.name, ...queueModel.params },
+    latency: fileConfig.virtual.latency,
+    source: feed.header.source.kind,
+  };
+
+  // 2. The session on the virtual clock.
+  const clock = new VirtualClock(fromMs - SETUP_LEAD_MS);
+  const pending = createPendingWork();
+  const logger = createLogger({ level: fileConfig.logging.level === 'debug' ? 'debug' : 'warn', destination: { write: (line: string) => void io.stderr.write(line) }, clock });
+  const committedLagMs = market.simConfig.stateLagBlocks.committed * market.simConfig.blockMs;
+  const replay = createReplayVenue({ feed, spec: market.spec, clock, queueModel, unitsPerTick: market.unitsPerTick, unitsPerLot: market.unitsPerLot, fromMs, toMs, committedLagMs });
+  const wallStart = liveClock.now();
+  const journalDir = mkdtempSync(join(tmpdir(), 'clobbot-backtest-journal-'));
+  let record: BacktestRecord;
+  try {
+    record = await runOnVirtualClock(
+      clock,
+      async () => {
+        const ids = createIdSource({ clock, random: seededRandom(seed ^ 0x1d5) });
+        const venue = await connectSimVenue({
+          config,
+          source,
+          wallet,
+          env: io.env,
+          context: { transport: async () => Promise.reject(new Error('a backtest uses no network')), clock, random: seededRandom(seed ^ 0x5eed) },
+          ids,
+          logger,
+          random: seededRandom(seed),
+          simConfig: market.simConfig,
+          inProcess: { latency: fileConfig.virtual.latency, secrets: seededRandom(seed ^ 0x5ec), latencyRandom: seededRandom(seed ^ 0x1a7), pending, seed, faults: [], backgroundFlow: false, replay: replay.simReplay },
+        });
+        const runtime = createTradingRuntime({ venue, clock, config, strategies, wallet, seed, ids, logger, journalDir, journalFs: virtualJournalFs, idleWarnMs: 60_000 });
+        const streams = new Subscription();
+        const fills: OwnFill[] = [];
+        const orders: OrderRow[] = [];
+        const byKey = new Map<string, OrderRow>();
+        const market$ = runtime.engine.fills$.pipe(filter((fill) => fill.market === market.spec.address));
+        streams.add(
+          followOwnOrders(
+            { state$: runtime.engine.state$(market.spec.address), fills$: market$ },
+            {
+              placed: (atMs, order) => {
+                const row: OrderRow = { placedMs: atMs, order, orderId: order.key.startsWith('id:') ? order.key.slice(3) : '' };
+                orders.push(row);
+                byKey.set(order.key, row);
+              },
+              named: (_atMs, pendingKey, orderId) => {
+                const row = byKey.get(pendingKey);
+                if (row !== undefined) {
+                  row.orderId = String(orderId);
+                  byKey.set(`id:${orderId}`, row);
+                }
+              },
+              ended: (atMs, order, remaining) => Object.assign(byKey.get(order.key) ?? {}, { endedMs: atMs, remaining }),
+              filled: (_atMs, fill) => fills.push(fill),
+            },
+            clock,
+          ),
+        );
+        replay.setBotAccount(venue.accountId);
+        await runtime.start();
+        const sampler = startBacktestSampler({ clock, venue: replay.model(), spec: market.spec, accountId: venue.accountId, mid: () => replay.mid(), everyMs: SAMPLE_EVERY_MS });
+        streams.add(sampler.subscription);
+        // The feed's end (or --to) ends the run as a duration would.
+        const ended = replay.run().then(() => runtime.requestStop({ kind: 'duration', ms: clock.now() - fromMs }));
+        const reason = await runtime.stopRequested;
+        sampler.sample();
+        const stopped = await runtime.stop();
+        await ended.catch(() => undefined);
+        streams.unsubscribe();
+        sampler.sample();
+        await venue.stop();
+        const endMs = clock.now();
+        return {
+          reason,
+          stopped,
+          markets: runtime.tracker.summary(),
+          hosts: runtime.hosts.map((host) => ({ name: host.name, tally: host.tally, completed: host.completed(), failed: host.failure()?.code })),
+          fills,
+          orders,
+          samples: sampler.samples,
+          replay: replay.stats,
+          endMs,
+          metrics: backtestMetrics({ ...sampler.samples, intervalMs: 60_000, capital: sampler.samples.equity[0]?.equity ?? 1n, endMs }),
+        };
+      },
+      { busy: pending.busy },
+    );
+  } finally {
+    rmSync(journalDir, { recursive: true, force: true });
+    await feed.close();
+  }
+  const wallMs = Math.max(1, liveClock.now() - wallStart);
+
+  // 3. The outputs.
+  const { summary } = writeBacktestOutputs({ out, force: options.force === true, manifest, spec: market.spec, record, title: `${strategies.map((s) => s.name).join(', ')} on ${market.spec.symbol}` });
+  io.stdout.write(`backtest ${options.file} on ${options.feed} (${manifest.range.from} .. ${manifest.range.to}, seed ${seed}, queue ${queueModel.name})\n`);
+  const rows = summaryRows(summary);
+  const width = Math.max(...rows.map(([key]) => key.length));
+  for (const [key, value] of rows) io.stdout.write(`  ${key.padEnd(width)}  ${value}\n`);
+  io.stdout.write(`outputs in ${out}: summary.json, fills.csv, orders.csv, equity.csv, manifest.json, report.html\n`);
+  io.stdout.write(`  ${record.replay.rows.toLocaleString('en-US')} events in ${(wallMs / 1000).toFixed(1)} s of wall time (${Math.round((record.replay.rows / wallMs) * 1000).toLocaleString('en-US')} events/s)\n`);
+  return ExitCode.ok;
+}
