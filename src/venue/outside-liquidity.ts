@@ -10,7 +10,8 @@
 import { MAKER_SLOTS, type OrderSide } from '../protocol/constants.ts';
 import type { Address } from '../protocol/encoding.ts';
 import type { MatchingEngine } from './matching-engine.ts';
-import type { VenueTx } from './venue-transaction.ts';
+import type { VenueEvent } from './venue-events.ts';
+import type { VenueTx, VenueTxResult } from './venue-transaction.ts';
 
 /** What a backtest tells the venue about the market outside its book. */
 export interface OutsideLiquidity {
@@ -42,9 +43,10 @@ function limitsOf(tx: VenueTx): Map<OrderSide, bigint> {
  *
  * @example const result = withOutsideLiquidity(engine, outside, outsideAccountId, tx, () => executeVenueTx(context, tx, now));
  */
-export function withOutsideLiquidity<T>(engine: MatchingEngine, outside: OutsideLiquidity, accountId: bigint, tx: VenueTx, execute: () => T): T {
+export function withOutsideLiquidity(engine: MatchingEngine, outside: OutsideLiquidity, accountId: bigint, tx: VenueTx, execute: () => VenueTxResult): VenueTxResult {
   if (tx.kind === 'authorize') return execute();
   const placed: { side: OrderSide; price: bigint; size: bigint; orderId: bigint }[] = [];
+  const placeEvents: VenueEvent[] = [];
   for (const [side, limit] of limitsOf(tx)) {
     const restingSide: OrderSide = side === 'BUY' ? 'SELL' : 'BUY';
     const levels = outside.levels(tx.market, side, limit).slice(0, MAKER_SLOTS - placed.length);
@@ -57,33 +59,34 @@ export function withOutsideLiquidity<T>(engine: MatchingEngine, outside: Outside
       orders: levels.map(([price, size]) => ({ side: restingSide, price, quantity: size, tif: 'GTC', executionInstruction: 'NONE', minSizeAfterBlock: 0n })),
     });
     if (!result.ok) continue;
+    placeEvents.push(...result.events);
     result.orderIds.forEach((orderId, index) => placed.push({ side: restingSide, price: levels[index]![0], size: levels[index]![1], orderId }));
   }
   if (placed.length === 0) return execute();
-  try {
-    return execute();
-  } finally {
-    const takenBySide = new Map<OrderSide, Map<bigint, bigint>>();
-    for (const order of placed) {
-      const open = engine.order(tx.market, order.orderId)?.remaining ?? 0n;
-      const taken = order.size - open;
-      if (taken > 0n) {
-        const takerSide: OrderSide = order.side === 'BUY' ? 'SELL' : 'BUY';
-        const fills = takenBySide.get(takerSide) ?? new Map<bigint, bigint>();
-        fills.set(order.price, (fills.get(order.price) ?? 0n) + taken);
-        takenBySide.set(takerSide, fills);
-      }
+  const result = execute();
+  const takenBySide = new Map<OrderSide, Map<bigint, bigint>>();
+  for (const order of placed) {
+    const open = engine.order(tx.market, order.orderId)?.remaining ?? 0n;
+    const taken = order.size - open;
+    if (taken > 0n) {
+      const takerSide: OrderSide = order.side === 'BUY' ? 'SELL' : 'BUY';
+      const fills = takenBySide.get(takerSide) ?? new Map<bigint, bigint>();
+      fills.set(order.price, (fills.get(order.price) ?? 0n) + taken);
+      takenBySide.set(takerSide, fills);
     }
-    const slots = engine.slotOrderIds(accountId, tx.market);
-    const cancelSlotIdxs: number[] = [];
-    const expectedOrderIds: bigint[] = [];
-    slots.forEach((orderId, slot) => {
-      if (orderId !== null) {
-        cancelSlotIdxs.push(slot);
-        expectedOrderIds.push(orderId);
-      }
-    });
-    if (cancelSlotIdxs.length > 0) engine.executeBatch({ accountId, market: tx.market, cancelSlotIdxs, expectedOrderIds, orders: [] });
-    for (const [takerSide, fills] of takenBySide) outside.taken(tx.market, takerSide, fills);
   }
+  const cancelSlotIdxs: number[] = [];
+  const expectedOrderIds: bigint[] = [];
+  engine.slotOrderIds(accountId, tx.market).forEach((orderId, slot) => {
+    if (orderId !== null) {
+      cancelSlotIdxs.push(slot);
+      expectedOrderIds.push(orderId);
+    }
+  });
+  const cancelled = cancelSlotIdxs.length > 0 ? engine.executeBatch({ accountId, market: tx.market, cancelSlotIdxs, expectedOrderIds, orders: [] }) : undefined;
+  for (const [takerSide, fills] of takenBySide) outside.taken(tx.market, takerSide, fills);
+  // The outside orders' placing and cancelling are logs of the transaction they served (a rejected
+  // one left no trace of them: nothing traded with them).
+  if (!result.ok) return result;
+  return { ...result, events: [...placeEvents, ...result.events, ...(cancelled?.ok ? cancelled.events : [])] };
 }

@@ -10,7 +10,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { filter, Subscription } from 'rxjs';
+import { filter, Subscription, timer } from 'rxjs';
 import { BaseError } from '../../core/base-error.ts';
 import { liveClock } from '../../core/clock.ts';
 import { createIdSource } from '../../core/ids.ts';
@@ -54,6 +54,8 @@ export interface BacktestOptions {
 
 /** How long before the feed's first row the clock starts: the account is funded and set up meanwhile. */
 const SETUP_LEAD_MS = 30_000;
+/** After the feed's last row, how long the run goes on (the market still) so the engine reads its last fills. */
+const SETTLE_MS = 10_000;
 /** How often equity, inventory and quotes are sampled (virtual time). */
 const SAMPLE_EVERY_MS = 1_000;
 export const DEFAULT_BACKTEST_SEED = 1;
@@ -177,8 +179,12 @@ export async function runBacktest(io: CliIo, options: BacktestOptions): Promise<
         await runtime.start();
         const sampler = startBacktestSampler({ clock, venue: replay.model(), spec: market.spec, accountId: venue.accountId, mid: () => replay.mid(), everyMs: SAMPLE_EVERY_MS });
         streams.add(sampler.subscription);
-        // The feed's end (or --to) ends the run as a duration would.
-        const ended = replay.run().then(() => runtime.requestStop({ kind: 'duration', ms: clock.now() - fromMs }));
+        // The feed's end (or --to) ends the run as a duration would, once the engine has had the time
+        // to read the order events of its last fills.
+        const ended = replay.run().then(() => {
+          const endMs = clock.now();
+          streams.add(timer(SETTLE_MS, clock.scheduler).subscribe(() => runtime.requestStop({ kind: 'duration', ms: endMs - fromMs })));
+        });
         const reason = await runtime.stopRequested;
         sampler.sample();
         const stopped = await runtime.stop();
