@@ -16,15 +16,15 @@ export interface LevelChange {
   readonly after: bigint;
 }
 
-/** Own recorded fills as the taker, waiting for the tape's trade they were part of. */
-interface OwnTakerFill {
+/** Own recorded fills, waiting for the tape's trade they were part of. */
+interface OwnRecordedFill {
   readonly price: bigint;
   size: bigint;
   readonly atMs: number;
 }
 
 /** How far apart (exchange time) a recorded own taker fill and its trade on the tape may be. */
-const OWN_TAKER_MATCH_MS = 5_000;
+const OWN_FILL_MATCH_MS = 5_000;
 
 export class ReplayBook {
   private readonly recorded = { bids: new Map<bigint, bigint>(), asks: new Map<bigint, bigint>() };
@@ -33,7 +33,8 @@ export class ReplayBook {
   /** What the replayed bot's takers took per price, until the recording updates the level. */
   private readonly consumed = { bids: new Map<bigint, bigint>(), asks: new Map<bigint, bigint>() };
   private readonly ownOrders = new Map<bigint, { side: BookSideName; price: bigint; remaining: bigint }>();
-  private readonly ownTakerFills: OwnTakerFill[] = [];
+  private readonly ownTakerFills: OwnRecordedFill[] = [];
+  private readonly ownMakerFills: OwnRecordedFill[] = [];
   private sorted: { bids: (readonly [bigint, bigint])[]; asks: (readonly [bigint, bigint])[] } | undefined;
   /** The update id and exchange time (ms) of the last checkpoint applied; -1 before the first. */
   updateId = -1n;
@@ -97,22 +98,24 @@ export class ReplayBook {
     this.ownTakerFills.push({ price, size, atMs });
   }
 
+  /** A fill of the recorded bot's resting order: the trade on the tape that it was part of follows. */
+  ownMakerFill(price: bigint, size: bigint, atMs: number): void {
+    this.ownMakerFills.push({ price, size, atMs });
+  }
+
+  /** The part of a tape trade that filled the recorded bot's resting order (matched once). */
+  ownMakerPart(price: bigint, size: bigint, atMs: number): bigint {
+    return takeMatching(this.ownMakerFills, price, size, atMs);
+  }
+
   /**
    * The part of a recorded trade that was not the recorded bot's own taking: the trade's size less
-   * the recorded bot's taker fills at its price within OWN_TAKER_MATCH_MS of it.
+   * the recorded bot's taker fills at its price within OWN_FILL_MATCH_MS of it.
    */
   tapeSize(price: bigint, size: bigint, atMs: number): bigint {
-    let left = size;
-    while (this.ownTakerFills.length > 0 && this.ownTakerFills[0]!.atMs < atMs - OWN_TAKER_MATCH_MS) this.ownTakerFills.shift();
-    for (const fill of this.ownTakerFills) {
-      if (left === 0n) break;
-      if (fill.price !== price || fill.size === 0n || Math.abs(fill.atMs - atMs) > OWN_TAKER_MATCH_MS) continue;
-      const take = fill.size < left ? fill.size : left;
-      fill.size -= take;
-      left -= take;
-      this.ownTakerSizeRemoved += take;
-    }
-    return left;
+    const own = takeMatching(this.ownTakerFills, price, size, atMs);
+    this.ownTakerSizeRemoved += own;
+    return size - own;
   }
 
   private adjustOwn(side: BookSideName, price: bigint, by: bigint): void {
@@ -152,4 +155,18 @@ export class ReplayBook {
     }
     return out;
   }
+}
+
+/** Takes up to `size` out of the recorded fills at `price` within OWN_FILL_MATCH_MS of `atMs`; returns how much. */
+function takeMatching(fills: OwnRecordedFill[], price: bigint, size: bigint, atMs: number): bigint {
+  while (fills.length > 0 && fills[0]!.atMs < atMs - OWN_FILL_MATCH_MS) fills.shift();
+  let taken = 0n;
+  for (const fill of fills) {
+    if (taken === size) break;
+    if (fill.price !== price || fill.size === 0n || Math.abs(fill.atMs - atMs) > OWN_FILL_MATCH_MS) continue;
+    const take = fill.size < size - taken ? fill.size : size - taken;
+    fill.size -= take;
+    taken += take;
+  }
+  return taken;
 }

@@ -186,8 +186,13 @@ export function createReplayVenue(params: ReplayVenueParameters): ReplayVenue {
     for (const order of own.values()) if (order.side === change.side && order.price === change.price) queueModel.onDepth(order.position, change.before, change.after);
   };
 
-  /** A recorded trade of `size` at `price` by a `takerSide` taker reaches the own orders it can. */
-  const onTrade = (takerSide: OrderSide, price: bigint, size: bigint) => {
+  /**
+   * A recorded trade of `size` at `price` by a `takerSide` taker reaches the own orders it can. The
+   * part that filled the recorded bot's own order (`recordedOwn`) is taker flow that, without that
+   * order, would have gone on: what of it the replayed bot's orders at the price did not take walks
+   * on through the displayed book to worse prices (continueFlow).
+   */
+  const onTrade = (takerSide: OrderSide, price: bigint, size: bigint, recordedOwn: bigint) => {
     const side: BookSideName = takerSide === 'BUY' ? 'asks' : 'bids';
     let left = size;
     let blocked = false;
@@ -210,6 +215,37 @@ export function createReplayVenue(params: ReplayVenueParameters): ReplayVenue {
       left -= fill;
       // An own order still open at this price stands ahead of the later ones.
       if (open(order) > 0n) blocked = true;
+    }
+    const taken = size - left;
+    if (recordedOwn > taken && !blocked) continueFlow(side, price, recordedOwn - taken);
+  };
+
+  /**
+   * Taker flow of `size` that went past `price` on `side` (what filled the recorded bot's order
+   * there: had it not rested, the taker would have gone on). At each worse price it takes the queue
+   * ahead of the replayed bot's orders there, then theirs, then what rests behind them; what is left
+   * goes on to the next price. It is assumed to have no limit (a market order) and to take nothing
+   * more at `price` itself (the recorded bot was typically alone at its price).
+   */
+  const continueFlow = (side: BookSideName, price: bigint, size: bigint) => {
+    let left = size;
+    const levels = new Set<bigint>(book.levels(side).map(([level]) => level));
+    const mine = ownOn(side).filter((order) => better(side, price, order.price));
+    for (const order of mine) levels.add(order.price);
+    for (const level of [...levels].filter((candidate) => better(side, price, candidate)).sort((a, b) => (better(side, a, b) ? -1 : 1))) {
+      if (left <= 0n) return;
+      const displayed = book.displayed(side, level);
+      for (const order of mine) {
+        if (order.price !== level) continue;
+        const front = BigInt(Math.max(0, Math.floor(queueModel.front(order.position))));
+        const reach = left - front;
+        if (reach <= 0n) break;
+        const fill = reach < open(order) ? reach : open(order);
+        decideFill(order, fill);
+        left -= fill;
+        if (open(order) > 0n) return;
+      }
+      left -= displayed;
     }
   };
 
@@ -298,7 +334,7 @@ export function createReplayVenue(params: ReplayVenueParameters): ReplayVenue {
         const takerSide: OrderSide = sideSign > 0 ? 'BUY' : 'SELL';
         recordTape(id, takerSide, price * unitsPerTick, tape, exchMs);
         stats.trades += 1;
-        if (trading) onTrade(takerSide, price * unitsPerTick, tape);
+        if (trading) onTrade(takerSide, price * unitsPerTick, tape, book.ownMakerPart(price * unitsPerTick, tape, exchMs));
         return;
       }
       case FeedEventKind.BOOK_GAP:
@@ -313,6 +349,7 @@ export function createReplayVenue(params: ReplayVenueParameters): ReplayVenue {
         return;
       case FeedEventKind.OWN_FILL:
         book.ownReduced(id, qty * unitsPerLot);
+        book.ownMakerFill(price * unitsPerTick, qty * unitsPerLot, exchMs);
         return;
       case FeedEventKind.OWN_TAKER_FILL:
         book.ownTakerFill(price * unitsPerTick, qty * unitsPerLot, exchMs);

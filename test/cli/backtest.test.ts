@@ -42,11 +42,12 @@ describe('clobbot backtest', () => {
     const fills = summary.fills;
     const volume = Number(summary.volume.base);
     const pnl = Number(summary.pnl.net);
-    // The goal is fills and volume within 5 % and PnL within 10 % of the live run; this
-    // backtest reaches what docs/backtesting.md ("Fidelity") states, and these bounds hold it there.
-    expect(Math.abs(fills - live.fills) / live.fills).toBeLessThan(0.35);
-    expect(Math.abs(volume - live.volume) / live.volume).toBeLessThan(0.35);
-    expect(Math.abs(pnl - live.netPnl) / Math.abs(live.netPnl)).toBeLessThan(0.5);
+    // The goal is fills and volume within 5 % and PnL within 10 % of the live run. Not reached:
+    // over these 10 minutes the backtest is about 18 % short on all three (docs/backtesting.md,
+    // "Fidelity"); these bounds hold it there, so a change that makes it worse fails.
+    expect(Math.abs(fills - live.fills) / live.fills).toBeLessThan(0.25);
+    expect(Math.abs(volume - live.volume) / live.volume).toBeLessThan(0.25);
+    expect(Math.abs(pnl - live.netPnl) / Math.abs(live.netPnl)).toBeLessThan(0.3);
     expect(fills).toBeGreaterThan(0);
     const csvFills = readFileSync(join(out, 'fills.csv'), 'utf8').trim().split('\n').length - 1;
     expect(csvFills).toBe(fills);
