@@ -35,10 +35,13 @@ export class ReplayBook {
   private readonly ownOrders = new Map<bigint, { side: BookSideName; price: bigint; remaining: bigint }>();
   private readonly ownTakerFills: OwnRecordedFill[] = [];
   private readonly ownMakerFills: OwnRecordedFill[] = [];
-  private sorted: { bids: (readonly [bigint, bigint])[]; asks: (readonly [bigint, bigint])[] } | undefined;
+  /** Recorded prices of each side, best first (kept sorted as levels come and go). */
+  private readonly prices = { bids: [] as bigint[], asks: [] as bigint[] };
   /** The update id and exchange time (ms) of the last checkpoint applied; -1 before the first. */
   updateId = -1n;
   updateMs = 0;
+  /** Changes with every change of what is displayed (answers built from the book can be reused until then). */
+  version = 0;
   /** Trades the recorded bot took as the taker, left off the tape (size units). */
   ownTakerSizeRemoved = 0n;
 
@@ -50,20 +53,30 @@ export class ReplayBook {
 
   /** Replaces the whole book (a snapshot follows). */
   clear(): void {
+    this.version += 1;
     this.recorded.bids.clear();
     this.recorded.asks.clear();
     this.consumed.bids.clear();
     this.consumed.asks.clear();
-    this.sorted = undefined;
+    this.prices.bids.length = 0;
+    this.prices.asks.length = 0;
   }
 
   /** The recorded size at a level; returns the displayed change, if any. */
   setLevel(side: BookSideName, price: bigint, size: bigint): LevelChange | undefined {
+    this.version += 1;
     const before = this.displayed(side, price);
-    if (size === 0n) this.recorded[side].delete(price);
-    else this.recorded[side].set(price, size);
+    const known = this.recorded[side].has(price);
+    if (size === 0n) {
+      if (known) {
+        this.recorded[side].delete(price);
+        this.prices[side].splice(this.indexOf(side, price), 1);
+      }
+    } else {
+      if (!known) this.prices[side].splice(this.indexOf(side, price), 0, price);
+      this.recorded[side].set(price, size);
+    }
     this.consumed[side].delete(price);
-    this.sorted = undefined;
     const after = this.displayed(side, price);
     return before === after ? undefined : { side, price, before, after };
   }
@@ -75,8 +88,8 @@ export class ReplayBook {
 
   /** The replayed bot's taker took `size` at `price` of `side`'s displayed depth. */
   consume(side: BookSideName, price: bigint, size: bigint): void {
+    this.version += 1;
     this.consumed[side].set(price, (this.consumed[side].get(price) ?? 0n) + size);
-    this.sorted = undefined;
   }
 
   ownOrder(orderId: bigint, side: BookSideName, price: bigint, size: bigint): void {
@@ -119,27 +132,43 @@ export class ReplayBook {
   }
 
   private adjustOwn(side: BookSideName, price: bigint, by: bigint): void {
+    this.version += 1;
     const next = (this.own[side].get(price) ?? 0n) + by;
     if (next <= 0n) this.own[side].delete(price);
     else this.own[side].set(price, next);
-    this.sorted = undefined;
   }
 
-  /** Displayed levels, best first: [price, size] with size > 0. */
-  levels(side: BookSideName): readonly (readonly [bigint, bigint])[] {
-    if (this.sorted === undefined) {
-      const sideLevels = (name: BookSideName) =>
-        [...this.recorded[name].keys()]
-          .map((price) => [price, this.displayed(name, price)] as const)
-          .filter(([, size]) => size > 0n)
-          .sort(([a], [b]) => (name === 'bids' ? (a > b ? -1 : a < b ? 1 : 0) : a < b ? -1 : a > b ? 1 : 0));
-      this.sorted = { bids: sideLevels('bids'), asks: sideLevels('asks') };
+  /** Where `price` is, or would go, in `side`'s sorted prices (binary search). */
+  private indexOf(side: BookSideName, price: bigint): number {
+    const prices = this.prices[side];
+    let lo = 0;
+    let hi = prices.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      const at = prices[mid]!;
+      if (side === 'bids' ? at > price : at < price) lo = mid + 1;
+      else hi = mid;
     }
-    return this.sorted[side];
+    return lo;
+  }
+
+  /** Displayed levels, best first: [price, size] with size > 0; at most `limit`. */
+  levels(side: BookSideName, limit = Number.POSITIVE_INFINITY): (readonly [bigint, bigint])[] {
+    const out: (readonly [bigint, bigint])[] = [];
+    for (const price of this.prices[side]) {
+      if (out.length >= limit) break;
+      const size = this.displayed(side, price);
+      if (size > 0n) out.push([price, size]);
+    }
+    return out;
   }
 
   best(side: BookSideName): readonly [bigint, bigint] | undefined {
-    return this.levels(side)[0];
+    for (const price of this.prices[side]) {
+      const size = this.displayed(side, price);
+      if (size > 0n) return [price, size];
+    }
+    return undefined;
   }
 
   /**
@@ -147,11 +176,12 @@ export class ReplayBook {
    * (what the outside liquidity of the venue places for a relayed transaction).
    */
   reachable(takerSide: OrderSide, limitPrice: bigint): (readonly [bigint, bigint])[] {
-    const levels = this.levels(takerSide === 'BUY' ? 'asks' : 'bids');
+    const side: BookSideName = takerSide === 'BUY' ? 'asks' : 'bids';
     const out: (readonly [bigint, bigint])[] = [];
-    for (const level of levels) {
-      if (takerSide === 'BUY' ? level[0] > limitPrice : level[0] < limitPrice) break;
-      out.push(level);
+    for (const price of this.prices[side]) {
+      if (takerSide === 'BUY' ? price > limitPrice : price < limitPrice) break;
+      const size = this.displayed(side, price);
+      if (size > 0n) out.push([price, size]);
     }
     return out;
   }

@@ -373,15 +373,34 @@ export function createReplayVenue(params: ReplayVenueParameters): ReplayVenue {
     return marketAnswers(model);
   };
 
+  /** The last depth answer per state and limit, reused while neither the book nor the own orders changed. */
+  const lastDepth = new Map<string, { version: number; bids: unknown; asks: unknown; merged: { bids: [string, string][]; asks: [string, string][] } }>();
+  /** Formatted levels, kept so that one level is formatted and serialised once however many answers hold it. */
+  const levelTexts = new Map<string, [string, string]>();
+  const formattedLevel = (price: bigint, size: bigint): [string, string] => {
+    const key = `${price}:${size}`;
+    let level = levelTexts.get(key);
+    if (level === undefined) {
+      if (levelTexts.size >= 100_000) levelTexts.clear();
+      level = [fromUnits(price, spec.pricePrecision), fromUnits(size, spec.sizePrecision)];
+      levelTexts.set(key, level);
+    }
+    return level;
+  };
+
   const marketAnswers = (model: SimVenueModel): ReturnType<SimReplay['marketData']> => ({
     depth(market, limit, state): Depth {
       // The venue's own answer for its block ids and times and the bot's own orders; the recorded book besides.
       const answer = model.depth(market, limit, state);
       drainCommitted();
       const seen = state === 'committed' ? committedBook : book;
+      const last = lastDepth.get(`${state}:${limit}`);
+      if (last !== undefined && last.version === seen.version && last.bids === answer.bids && last.asks === answer.asks) {
+        return { ...answer, bids: last.merged.bids, asks: last.merged.asks };
+      }
       const merge = (side: BookSideName, ownLevels: readonly (readonly [string, string])[]) => {
         const sizes = new Map<bigint, bigint>();
-        for (const [price, size] of seen.levels(side)) sizes.set(price, size);
+        for (const [price, size] of seen.levels(side, limit)) sizes.set(price, size);
         for (const [price, size] of ownLevels) {
           const units = toUnits(price, spec.pricePrecision);
           sizes.set(units, (sizes.get(units) ?? 0n) + toUnits(size, spec.sizePrecision));
@@ -389,9 +408,11 @@ export function createReplayVenue(params: ReplayVenueParameters): ReplayVenue {
         return [...sizes]
           .sort(([a], [b]) => (better(side, a, b) ? -1 : 1))
           .slice(0, limit)
-          .map(([price, size]): [string, string] => [fromUnits(price, spec.pricePrecision), fromUnits(size, spec.sizePrecision)]);
+          .map(([price, size]) => formattedLevel(price, size));
       };
-      return { ...answer, bids: merge('bids', answer.bids), asks: merge('asks', answer.asks) };
+      const merged = { bids: merge('bids', answer.bids), asks: merge('asks', answer.asks) };
+      lastDepth.set(`${state}:${limit}`, { version: seen.version, bids: answer.bids, asks: answer.asks, merged });
+      return { ...answer, ...merged };
     },
     trades: (market, limit) => history.trades(market, limit),
     klines: (market, parameters) => history.klines(market, parameters, clock.now()),
@@ -433,7 +454,11 @@ export function createReplayVenue(params: ReplayVenueParameters): ReplayVenue {
         const { exchMs } = row;
         // A row is applied just before the block of its exchange time, so that a fill it decides
         // executes in that block, as the recorded trade did.
-        if (exchMs >= fromMs && exchMs - 1 > clock.now()) {
+        // Rows due before anything else on the clock are applied at once: nothing can see the state
+        // in between (the next block, poll or message is later), and a wait per row is the
+        // replay's largest cost.
+        const next = clock.nextDueTime();
+        if (exchMs >= fromMs && exchMs - 1 > clock.now() && next !== undefined && next <= exchMs - 1) {
           flushFills();
           await until(exchMs - 1);
         }
