@@ -8,6 +8,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli-harness.ts';
+import { captureDiffs, captureSnapshot, captureTrades, tardisBookCsv, tardisTradesCsv } from '../feeds/csv-fixtures.ts';
 import { hasStackTrace, workspace, type Workspace } from './run-harness.ts';
 
 let ws: Workspace;
@@ -78,6 +79,23 @@ describe('clobbot backtest', () => {
     const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as { market: string; replay: { events: number; trades: number }; relay: { signed: number } };
     expect(summary.market).toBe('BTC_USDT');
     expect(summary.replay.trades).toBeGreaterThan(1_000);
+    expect(summary.relay.signed).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('backtests the same market on a Tardis-format import (incremental_book_L2 and trades)', async () => {
+    const book = join(ws.dir, 'binance_book.csv');
+    const trades = join(ws.dir, 'binance_trades.csv');
+    writeFileSync(book, tardisBookCsv(captureSnapshot, captureDiffs));
+    writeFileSync(trades, tardisTradesCsv(captureTrades));
+    const feed = join(ws.dir, 'tardis.arrow');
+    const imported = await runCli(['import', 'tardis', book, trades, '--out', feed, '--symbol', 'BTCUSDT']);
+    expect(imported.code, imported.stderr).toBe(0);
+    const out = join(ws.dir, 'bt-tardis');
+    const result = await backtest(['config/backtest-btcusdt.yaml', '--feed', feed, '--out', out]);
+    expect(result.code, result.stderr.slice(-2000)).toBe(0);
+    const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as { market: string; replay: { trades: number }; relay: { signed: number } };
+    expect(summary).toMatchObject({ market: 'BTC_USDT' });
+    expect(summary.replay.trades).toBe(captureTrades.length);
     expect(summary.relay.signed).toBeGreaterThan(0);
   }, 60_000);
 

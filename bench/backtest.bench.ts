@@ -1,0 +1,122 @@
+/**
+ * The backtester's replay throughput (issue 13's figures), an event being one row of the normalized
+ * feed (a level change, a checkpoint or a trade):
+ * - a synthetic feed of BACKTEST_BENCH_ROWS events (default 1,000,000: a random walk of MON_USDC, 8
+ *   level changes and a checkpoint every 100 ms, a trade 60 % of the time) with a strategy that does
+ *   nothing (bench/strategies/idle.ts);
+ * - the reference market maker on a recording of one simulated hour of itself (made once, before the
+ *   timed runs).
+ * Each run is a whole `clobbot backtest` in this process: venue, engine, strategy, outputs. The report
+ * adds the peak resident memory of the process.
+ */
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { main } from '../src/cli/main.ts';
+import { createEventFeedWriter } from '../src/feeds/event-feed-writer.ts';
+import { FeedEventKind, Side } from '../src/feeds/feed-event.ts';
+import type { Benchmark } from './harness.ts';
+
+const ROWS = Number(process.env['BACKTEST_BENCH_ROWS'] ?? 1_000_000);
+const dir = mkdtempSync(join(tmpdir(), 'clobbot-bench-backtest-'));
+process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+const quiet = { stdout: { write: () => true }, stderr: { write: (text: string) => process.stderr.write(text) }, env: {}, isTty: false };
+
+/** The synthetic feed: rows in time order, local time 5 ms after the exchange's. */
+function writeSynthetic(path: string): number {
+  const writer = createEventFeedWriter(path, {
+    format: 'clobbot-feed',
+    version: 1,
+    kind: 'events',
+    market: { symbol: 'MON_USDC', tickSize: '0.000001', lotSize: '0.01' },
+    source: { kind: 'recording', files: [] },
+  });
+  let seed = 7;
+  const next = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+  const ns = (ms: number) => BigInt(ms) * 1_000_000n;
+  let ms = Date.UTC(2026, 0, 1);
+  let mid = 35_000;
+  let update = 1n;
+  let trade = 1n;
+  writer.append(FeedEventKind.BOOK_CLEAR, Side.NONE, ns(ms), ns(ms), 0n, 0n, update);
+  for (let level = 1; level <= 50; level += 1) {
+    writer.append(FeedEventKind.LEVEL, Side.BUY, ns(ms), ns(ms), BigInt(mid - level), 100_000n, update);
+    writer.append(FeedEventKind.LEVEL, Side.SELL, ns(ms), ns(ms), BigInt(mid + level), 100_000n, update);
+  }
+  writer.append(FeedEventKind.CHECKPOINT, Side.NONE, ns(ms), ns(ms), 0n, 0n, update);
+  while (writer.rows < ROWS) {
+    ms += 100;
+    update += 1n;
+    if (next() < 0.3) mid += next() < 0.5 ? -1 : 1;
+    for (let change = 0; change < 8; change += 1) {
+      const side = next() < 0.5 ? Side.BUY : Side.SELL;
+      const price = side === Side.BUY ? mid - 1 - Math.floor(next() * 50) : mid + 1 + Math.floor(next() * 50);
+      writer.append(FeedEventKind.LEVEL, side, ns(ms), ns(ms + 5), BigInt(price), next() < 0.15 ? 0n : BigInt(Math.floor(next() * 200_000)), update);
+    }
+    writer.append(FeedEventKind.CHECKPOINT, Side.NONE, ns(ms), ns(ms + 5), 0n, 0n, update);
+    if (next() < 0.6) {
+      const side = next() < 0.5 ? Side.BUY : Side.SELL;
+      writer.append(FeedEventKind.TRADE, side, ns(ms), ns(ms + 5), BigInt(side === Side.BUY ? mid + 1 : mid - 1), BigInt(1 + Math.floor(next() * 5_000)), (trade += 1n));
+    }
+  }
+  writer.finish();
+  return writer.rows;
+}
+
+const synthetic = join(dir, 'synthetic.arrow');
+const syntheticRows = writeSynthetic(synthetic);
+const idleRunFile = join(dir, 'idle.yaml');
+writeFileSync(
+  idleRunFile,
+  [
+    'network: sim',
+    'simConfig: config/sim.yaml',
+    'wallet: { ephemeral: true }',
+    'markets: [MON_USDC]',
+    'strategies:',
+    '  - { name: idle, module: bench/strategies/idle.ts, markets: [MON_USDC], idleTimeout: off, params: {} }',
+    'risk: { maxPosition: "1000", maxOrderSize: "1000", maxNotional: "1000", priceBandBps: 500, maxOrdersPerSecond: 50, maxOpenOrders: 20 }',
+    'logging: { level: warn }',
+  ].join('\n'),
+);
+
+const recordingDir = join(dir, 'recording');
+if ((await main(['run', 'config/market-maker.yaml', '--virtual', '--duration', '1h', '--record', recordingDir, '--journal-dir', join(dir, 'journal')], quiet)) !== 0) throw new Error('the recording failed');
+const recording = join(recordingDir, readdirSync(recordingDir)[0]!);
+// Normalized once here: the timed runs find it in the cache.
+await main(['feed', 'info', recording], quiet);
+
+let runs = 0;
+let recordedEvents = 0;
+/** Runs one backtest; returns the events it replayed (read back from its summary). */
+async function backtest(runFile: string, feed: string): Promise<number> {
+  const out = join(dir, `out-${(runs += 1)}`);
+  let stdout = '';
+  const io = { ...quiet, stdout: { write: (text: string) => ((stdout += text), true) } };
+  if ((await main(['backtest', runFile, '--feed', feed, '--out', out], io)) !== 0) throw new Error(`the backtest failed: ${stdout}`);
+  const events = Number(/\n {2}replay\.events +([0-9]+)\n/.exec(stdout)?.[1]);
+  rmSync(out, { recursive: true, force: true });
+  return events;
+}
+
+export const benchmarks: readonly Benchmark[] = [
+  {
+    name: `backtest: ${(syntheticRows / 1e6).toFixed(1)}M synthetic events, idle strategy`,
+    unit: 'events',
+    runs: 3,
+    run: () => backtest(idleRunFile, synthetic),
+  },
+  {
+    name: 'backtest: market maker on its recorded hour',
+    unit: 'events',
+    runs: 3,
+    run: async () => (recordedEvents = await backtest('config/market-maker.yaml', recording)),
+  },
+];
+
+export function report(): string {
+  return [
+    `  synthetic feed: ${syntheticRows.toLocaleString('en-US')} events; recorded hour: ${recordedEvents.toLocaleString('en-US')} events`,
+    `  peak resident memory of the process: ${Math.round(process.resourceUsage().maxRSS / 1024)} MB`,
+  ].join('\n');
+}
