@@ -3,7 +3,7 @@
  * two files that join without a break), and damaged copies of it. The book the feed rebuilds is
  * checked against the bookTicker stream recorded alongside.
  */
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';

@@ -8,11 +8,10 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isBaseError } from '../../src/core/base-error.ts';
+import { readEvents, refusal } from './feed-rows.ts';
 import { candleAt, openCandleFeed, type Candle } from '../../src/feeds/candle-feed.ts';
 import { decimalScale, parseStep } from '../../src/feeds/decimal-scale.ts';
-import { openEventFeed } from '../../src/feeds/event-feed-reader.ts';
-import { eventAt, FeedEventKind, Side, type FeedEvent } from '../../src/feeds/feed-event.ts';
+import { FeedEventKind, Side, type FeedEvent } from '../../src/feeds/feed-event.ts';
 import { importBinanceKlines } from '../../src/feeds/importers/binance-klines.ts';
 import { importBinanceTrades } from '../../src/feeds/importers/binance-trades.ts';
 import type { ImportParameters, ImportResult } from '../../src/feeds/importers/importer.ts';
@@ -33,30 +32,12 @@ function writeDump(name: string, csv: string, options: { readonly checksum?: str
   return path;
 }
 
-async function readEvents(path: string): Promise<FeedEvent[]> {
-  const feed = await openEventFeed(path);
-  const events: FeedEvent[] = [];
-  for await (const columns of feed.batches()) for (let i = 0; i < columns.length; i += 1) events.push(eventAt(columns, i));
-  await feed.close();
-  return events;
-}
-
 async function readCandles(path: string): Promise<Candle[]> {
   const feed = await openCandleFeed(path);
   const rows: Candle[] = [];
   for await (const columns of feed.batches()) for (let i = 0; i < columns.length; i += 1) rows.push(candleAt(columns, i));
   await feed.close();
   return rows;
-}
-
-async function refusal(run: () => Promise<ImportResult>): Promise<{ code: string; message: string }> {
-  try {
-    await run();
-  } catch (error) {
-    if (isBaseError(error)) return { code: error.code, message: error.message };
-    throw error;
-  }
-  throw new Error('the import succeeded');
 }
 
 const half = Math.floor(captureTrades.length / 2);

@@ -8,11 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isBaseError } from '../../src/core/base-error.ts';
+import { readEvents, refusal } from './feed-rows.ts';
 import { decimalScale, formatScaled, parseStep } from '../../src/feeds/decimal-scale.ts';
-import { openEventFeed } from '../../src/feeds/event-feed-reader.ts';
-import { eventAt, FeedEventKind, Side, type FeedEvent } from '../../src/feeds/feed-event.ts';
-import type { ImportResult } from '../../src/feeds/importers/importer.ts';
+import { FeedEventKind, Side, type FeedEvent } from '../../src/feeds/feed-event.ts';
 import { importTardis } from '../../src/feeds/importers/tardis.ts';
 import { captureDiffs, captureSnapshot, captureTrades, tardisBookCsv, tardisTradesCsv } from './csv-fixtures.ts';
 
@@ -27,24 +25,6 @@ function write(name: string, text: string, gzip = true): string {
   const path = join(dir, name);
   writeFileSync(path, gzip ? gzipSync(text) : text);
   return path;
-}
-
-async function readEvents(path: string): Promise<FeedEvent[]> {
-  const feed = await openEventFeed(path);
-  const events: FeedEvent[] = [];
-  for await (const columns of feed.batches()) for (let i = 0; i < columns.length; i += 1) events.push(eventAt(columns, i));
-  await feed.close();
-  return events;
-}
-
-async function refusal(run: () => Promise<ImportResult>): Promise<{ code: string; message: string }> {
-  try {
-    await run();
-  } catch (error) {
-    if (isBaseError(error)) return { code: error.code, message: error.message };
-    throw error;
-  }
-  throw new Error('the import succeeded');
 }
 
 type Book = { bids: Map<bigint, bigint>; asks: Map<bigint, bigint> };

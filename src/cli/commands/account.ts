@@ -25,7 +25,7 @@ import { seededRandom } from '../../core/random.ts';
 import { loadConfigOrThrow } from '../../config/load-config.ts';
 import { DEFAULT_SIM_URL, isNetworkName, type ResolvedNetwork } from '../../config/network-config.ts';
 import { resolveRunNetwork, runAuthNonce, runConfigSchema, runMarketSymbol, type RunConfig } from '../../config/run-config.ts';
-import { simConfigSchema, type SimConfig } from '../../config/sim-config.ts';
+import { simConfigSchema } from '../../config/sim-config.ts';
 import { RelayMethod } from '../../protocol/constants.ts';
 import type { Address } from '../../protocol/encoding.ts';
 import type { Authorization7702 } from '../../protocol/intent-types.ts';
