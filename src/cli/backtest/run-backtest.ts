@@ -10,7 +10,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { filter, Subscription, timer } from 'rxjs';
+import { filter, interval, Subscription, timer } from 'rxjs';
 import { BaseError } from '../../core/base-error.ts';
 import { liveClock } from '../../core/clock.ts';
 import { createIdSource } from '../../core/ids.ts';
@@ -36,6 +36,7 @@ import type { CliIo } from '../cli-io.ts';
 import { ExitCode } from '../command.ts';
 import { connectSimVenue, DEFAULT_SIM_CONFIG } from '../run/connect-sim-venue.ts';
 import { virtualJournalFs } from '../run/virtual-run-rules.ts';
+import { codeVersion } from './code-version.ts';
 import { summaryRows, writeBacktestOutputs, type BacktestRecord, type OrderRow } from './backtest-outputs.ts';
 import { followOwnOrders } from '../../feeds/own-order-recorder.ts';
 import type { OwnFill } from '../../strategy/strategy-context.ts';
@@ -110,7 +111,7 @@ export async function runBacktest(io: CliIo, options: BacktestOptions): Promise<
   const config = backtestRunConfig(fileConfig, market.entry);
   const wallet = await loadSigner({ source: { kind: 'ephemeral' }, network: 'sim', env: io.env, cwd, random: seededRandom(seed ^ 0x4e7) });
   const manifest = {
-    clobbot: 'backtest',
+    clobbot: codeVersion(),
     runFile: { path: options.file, sha256: await sha256OfFile(resolve(cwd, options.file)) },
     feed: { path: options.feed, sha256: await sha256OfFile(feedFile), normalized: feedPath === feedFile ? null : feedPath.split('/').pop() },
     seed,
@@ -128,6 +129,13 @@ export async function runBacktest(io: CliIo, options: BacktestOptions): Promise<
   const committedLagMs = market.simConfig.stateLagBlocks.committed * market.simConfig.blockMs;
   const replay = createReplayVenue({ feed, spec: market.spec, clock, queueModel, unitsPerTick: market.unitsPerTick, unitsPerLot: market.unitsPerLot, fromMs, toMs, committedLagMs });
   const wallStart = liveClock.now();
+  // A progress line on a terminal, on wall time (the CLI's, not the run's clock).
+  const progress = io.isTty
+    ? interval(250, liveClock.scheduler).subscribe(() => {
+        const done = Math.min(1, Math.max(0, (clock.now() - fromMs) / (toMs - fromMs)));
+        io.stdout.write(`\r  replaying ${(done * 100).toFixed(0).padStart(3)}%  ${new Date(Math.max(clock.now(), fromMs)).toISOString()}  ${replay.stats.rows.toLocaleString('en-US')} events`);
+      })
+    : undefined;
   const journalDir = mkdtempSync(join(tmpdir(), 'clobbot-backtest-journal-'));
   let record: BacktestRecord;
   try {
@@ -209,6 +217,10 @@ export async function runBacktest(io: CliIo, options: BacktestOptions): Promise<
       { busy: pending.busy },
     );
   } finally {
+    if (progress !== undefined) {
+      progress.unsubscribe();
+      io.stdout.write('\r\u001b[K');
+    }
     rmSync(journalDir, { recursive: true, force: true });
     await feed.close();
   }
