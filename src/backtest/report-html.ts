@@ -296,13 +296,27 @@ const PAGE_SCRIPT = String.raw`
     return s;
   }
 
+  // The fewest decimals (2 to 8) that show every value of the series (float noise aside).
+  function formatOf(seriesList) {
+    var decimals = 2;
+    while (decimals < 8 && !seriesList.every(function (points) {
+      return points.every(function (p) {
+        if (p.value === undefined) return true;
+        var scaled = p.value * Math.pow(10, decimals);
+        return Math.abs(scaled - Math.round(scaled)) < 1e-6 * Math.max(1, Math.abs(scaled));
+      });
+    })) decimals += 1;
+    return { type: 'price', precision: decimals, minMove: Math.pow(10, -decimals) };
+  }
+
   var charts = [];
   var price = makeChart('chart-price');
   charts.push(price);
-  var mid = line(price, data.series.mid, COLORS.mid, { lineWidth: 2, title: 'mid' });
+  var priceFormat = formatOf([data.series.mid, data.series.bestBid, data.series.bestAsk]);
+  var mid = line(price, data.series.mid, COLORS.mid, { lineWidth: 2, title: 'mid', priceFormat: priceFormat });
   var step = LWC.LineType ? LWC.LineType.WithSteps : 1;
-  var bid = line(price, data.series.bestBid, COLORS.bestBid, { lineWidth: 1, lineType: step, title: 'own bid' });
-  var ask = line(price, data.series.bestAsk, COLORS.bestAsk, { lineWidth: 1, lineType: step, title: 'own ask' });
+  var bid = line(price, data.series.bestBid, COLORS.bestBid, { lineWidth: 1, lineType: step, title: 'own bid', priceFormat: priceFormat });
+  var ask = line(price, data.series.bestAsk, COLORS.bestAsk, { lineWidth: 1, lineType: step, title: 'own ask', priceFormat: priceFormat });
 
   // Fills: at their price, on the nearest time the price chart has (markers snap to its times).
   var times = [];
@@ -318,7 +332,7 @@ const PAGE_SCRIPT = String.raw`
     if (lo > 0 && t - distinct[lo - 1] <= distinct[lo] - t) lo -= 1;
     return distinct[lo];
   }
-  var withText = data.fills.length <= 200;
+  var withText = data.fills.length <= 40;
   var fillsAt = {};
   var markers = data.fills.map(function (f) {
     var at = nearest(f.time);
@@ -336,16 +350,7 @@ const PAGE_SCRIPT = String.raw`
   var equity = line(equityChart, data.series.equity, COLORS.equity, { title: 'equity' });
   var inventoryChart = makeChart('chart-inventory');
   charts.push(inventoryChart);
-  // Inventory is often a small quantity: the fewest decimals (2 to 8) that show its values (float noise aside).
-  var decimals = 2;
-  while (decimals < 8 && !data.series.inventory.every(function (p) {
-    if (p.value === undefined) return true;
-    var scaled = p.value * Math.pow(10, decimals);
-    return Math.abs(scaled - Math.round(scaled)) < 1e-6 * Math.max(1, Math.abs(scaled));
-  })) decimals += 1;
-  var inventory = line(inventoryChart, data.series.inventory, COLORS.inventory, {
-    lineType: step, title: 'inventory', priceFormat: { type: 'price', precision: decimals, minMove: Math.pow(10, -decimals) },
-  });
+  var inventory = line(inventoryChart, data.series.inventory, COLORS.inventory, { lineType: step, title: 'inventory', priceFormat: formatOf([data.series.inventory]) });
   charts.forEach(function (c) { c.timeScale().fitContent(); });
 
   // Tooltip on the price chart: the values under the crosshair and the fills drawn at that time.
