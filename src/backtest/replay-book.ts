@@ -35,8 +35,11 @@ export class ReplayBook {
   private readonly ownOrders = new Map<bigint, { side: BookSideName; price: bigint; remaining: bigint }>();
   private readonly ownTakerFills: OwnRecordedFill[] = [];
   private readonly ownMakerFills: OwnRecordedFill[] = [];
-  /** Recorded prices of each side, best first (kept sorted as levels come and go). */
-  private readonly prices = { bids: [] as bigint[], asks: [] as bigint[] };
+  /**
+   * Recorded prices of each side, best first (kept sorted as levels come and go), as numbers: prices
+   * are uint32 price units, and an array of numbers shifts and compares far faster than one of bigints.
+   */
+  private readonly prices = { bids: [] as number[], asks: [] as number[] };
   /** The update id and exchange time (ms) of the last checkpoint applied; -1 before the first. */
   updateId = -1n;
   updateMs = 0;
@@ -70,10 +73,10 @@ export class ReplayBook {
     if (size === 0n) {
       if (known) {
         this.recorded[side].delete(price);
-        this.prices[side].splice(this.indexOf(side, price), 1);
+        this.prices[side].splice(this.indexOf(side, Number(price)), 1);
       }
     } else {
-      if (!known) this.prices[side].splice(this.indexOf(side, price), 0, price);
+      if (!known) this.prices[side].splice(this.indexOf(side, Number(price)), 0, Number(price));
       this.recorded[side].set(price, size);
     }
     this.consumed[side].delete(price);
@@ -139,7 +142,7 @@ export class ReplayBook {
   }
 
   /** Where `price` is, or would go, in `side`'s sorted prices (binary search). */
-  private indexOf(side: BookSideName, price: bigint): number {
+  private indexOf(side: BookSideName, price: number): number {
     const prices = this.prices[side];
     let lo = 0;
     let hi = prices.length;
@@ -155,8 +158,9 @@ export class ReplayBook {
   /** Displayed levels, best first: [price, size] with size > 0; at most `limit`. */
   levels(side: BookSideName, limit = Number.POSITIVE_INFINITY): (readonly [bigint, bigint])[] {
     const out: (readonly [bigint, bigint])[] = [];
-    for (const price of this.prices[side]) {
+    for (const at of this.prices[side]) {
       if (out.length >= limit) break;
+      const price = BigInt(at);
       const size = this.displayed(side, price);
       if (size > 0n) out.push([price, size]);
     }
@@ -164,7 +168,8 @@ export class ReplayBook {
   }
 
   best(side: BookSideName): readonly [bigint, bigint] | undefined {
-    for (const price of this.prices[side]) {
+    for (const at of this.prices[side]) {
+      const price = BigInt(at);
       const size = this.displayed(side, price);
       if (size > 0n) return [price, size];
     }
@@ -178,8 +183,10 @@ export class ReplayBook {
   reachable(takerSide: OrderSide, limitPrice: bigint): (readonly [bigint, bigint])[] {
     const side: BookSideName = takerSide === 'BUY' ? 'asks' : 'bids';
     const out: (readonly [bigint, bigint])[] = [];
-    for (const price of this.prices[side]) {
-      if (takerSide === 'BUY' ? price > limitPrice : price < limitPrice) break;
+    const limit = Number(limitPrice);
+    for (const at of this.prices[side]) {
+      if (takerSide === 'BUY' ? at > limit : at < limit) break;
+      const price = BigInt(at);
       const size = this.displayed(side, price);
       if (size > 0n) out.push([price, size]);
     }
