@@ -57,8 +57,9 @@ export interface BacktestOptions {
 const SETUP_LEAD_MS = 30_000;
 /** After the feed's last row, how long the run goes on (the market still) so the engine reads its last fills. */
 const SETTLE_MS = 10_000;
-/** How often equity, inventory and quotes are sampled (virtual time). */
+/** How often equity, inventory and quotes are sampled (virtual time): every second, or less often so that a long backtest keeps at most MAX_SAMPLES. */
 const SAMPLE_EVERY_MS = 1_000;
+const MAX_SAMPLES = 200_000;
 export const DEFAULT_BACKTEST_SEED = 1;
 
 const usageError = (message: string) => new BaseError('CLI_USAGE', `backtest: ${message}`, { details: { command: 'backtest' } });
@@ -185,7 +186,7 @@ export async function runBacktest(io: CliIo, options: BacktestOptions): Promise<
         );
         replay.setBotAccount(venue.accountId);
         await runtime.start();
-        const sampler = startBacktestSampler({ clock, venue: replay.model(), spec: market.spec, accountId: venue.accountId, mid: () => replay.mid(), everyMs: SAMPLE_EVERY_MS });
+        const sampler = startBacktestSampler({ clock, venue: replay.model(), spec: market.spec, accountId: venue.accountId, mid: () => replay.mid(), everyMs: Math.max(SAMPLE_EVERY_MS, Math.ceil((toMs - fromMs) / MAX_SAMPLES / 1_000) * 1_000) });
         streams.add(sampler.subscription);
         // The feed's end (or --to) ends the run as a duration would, once the engine has had the time
         // to read the order events of its last fills.
