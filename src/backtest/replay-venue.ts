@@ -8,9 +8,11 @@
  *   added to the depth it sees.
  * - **The bot's own resting orders** fill when a recorded trade reaches them through their queue
  *   (the queue model), or when the recorded book crosses them. Each recorded trade is consumed once
- *   across the own orders it reaches: better prices first, then in the order they were placed. A
- *   fill is carried out in the next block by a script taker that meets exactly that order, so the
- *   venue's own matching, fees and order events do the rest.
+ *   across the own orders it reaches: better prices first, then in the order they were placed. The
+ *   decision is made in a transaction of the block of the trade's time, when that block executes
+ *   it: after the bot's transactions queued before (an order placed in the block can fill in it, as
+ *   on the venue). A script taker then meets exactly the orders decided, so the venue's own matching,
+ *   fees and order events do the rest.
  * - **The bot's own incoming orders** meet the recorded book as outside liquidity while their
  *   transaction executes (src/venue/outside-liquidity.ts): post-only orders that would cross it are
  *   rejected, takers walk it level by level, net of what earlier takers took.
@@ -24,7 +26,7 @@ import type { MarketSpec } from '../protocol/market-spec.ts';
 import type { Depth } from '../protocol/market-data.ts';
 import { MarketHistory } from '../venue/market-history.ts';
 import type { OutsideLiquidity } from '../venue/outside-liquidity.ts';
-import type { SimVenueModel } from '../venue/sim-venue.ts';
+import type { SimVenueModel, SystemTxBody } from '../venue/sim-venue.ts';
 import type { OrderFilled } from '../venue/venue-events.ts';
 import type { EventFeedReader } from '../feeds/event-feed-reader.ts';
 import { FeedEventKind } from '../feeds/feed-event.ts';
@@ -75,6 +77,11 @@ export interface ReplayStats {
   firstMs: number | undefined;
   lastMs: number | undefined;
 }
+
+type PendingEvent =
+  | { readonly type: 'level'; readonly change: LevelChange }
+  | { readonly type: 'trade'; readonly takerSide: OrderSide; readonly price: bigint; readonly size: bigint; readonly recordedOwn: bigint }
+  | { readonly type: 'checkpoint' };
 
 interface OwnOrder {
   readonly id: bigint;
@@ -140,9 +147,8 @@ export function createReplayVenue(params: ReplayVenueParameters): ReplayVenue {
   };
   const open = (order: OwnOrder) => order.remaining - order.pending;
 
-  /** The script taker's orders that meet exactly the decided fills, in one transaction of the next block. */
-  const flushFills = () => {
-    if (fills.length === 0 || venue === undefined) return;
+  /** The script taker's orders that meet exactly the decided fills (its transaction's body). */
+  const fillsBody = (): SystemTxBody => {
     const orders: OrderIntent[] = fills.map((order) => ({
       side: order.side === 'bids' ? 'SELL' : 'BUY',
       price: order.price,
@@ -151,15 +157,39 @@ export function createReplayVenue(params: ReplayVenueParameters): ReplayVenue {
       executionInstruction: 'NONE',
       minSizeAfterBlock: 0n,
     }));
-    venue.enqueueSystemTx(takerAccount, spec.address, { kind: 'batch', orders, cancelSlotIdxs: [], expectedOrderIds: [] });
     fills.length = 0;
     fillSizes.clear();
+    return { kind: 'batch', orders, cancelSlotIdxs: [], expectedOrderIds: [] };
   };
 
-  /** Own resting orders of the bot after a block: new ones join their queue, gone ones leave. */
-  const refreshOwn = () => {
+  /**
+   * What the recorded market did since the last decision, in order: it reaches the bot's orders in a
+   * transaction of the block of its time, decided when that block executes it, after the bot's own
+   * transactions queued before (an order placed in the block can be filled in it, as on the venue).
+   */
+  const pending: PendingEvent[] = [];
+  let decisionQueued = false;
+  const queueDecision = () => {
+    if (decisionQueued || venue === undefined) return;
+    decisionQueued = true;
+    venue.enqueueDecidedSystemTx(takerAccount, spec.address, () => {
+      decisionQueued = false;
+      const joined = refreshOwn();
+      for (const event of pending) {
+        if (event.type === 'level') onLevel(event.change, joined);
+        else if (event.type === 'trade') onTrade(event.takerSide, event.price, event.size, event.recordedOwn);
+        else onCheckpoint();
+      }
+      pending.length = 0;
+      return fillsBody();
+    });
+  };
+
+  /** Own resting orders of the bot now: new ones join their queue (returned), gone ones leave. */
+  const refreshOwn = (): Set<bigint> => {
+    const joined = new Set<bigint>();
     const account = botAccount;
-    if (venue === undefined || account === undefined) return;
+    if (venue === undefined || account === undefined) return joined;
     const seen = new Set<bigint>();
     for (const order of venue.openOrders(account, spec.address)) {
       seen.add(order.id);
@@ -174,16 +204,21 @@ export function createReplayVenue(params: ReplayVenueParameters): ReplayVenue {
       // Price improvement puts it at the front; otherwise it joins behind what is displayed at its price.
       const ahead = best === undefined || better(side, order.price, best[0]) ? 0n : book.displayed(side, order.price);
       own.set(order.id, { id: order.id, side, price: order.price, remaining: order.remaining, pending: 0n, position: queueModel.place(ahead) });
+      joined.add(order.id);
     }
     for (const id of own.keys()) if (!seen.has(id)) own.delete(id);
+    return joined;
   };
 
   /** Own orders of `side`, best price first, then in the order they were placed. */
   const ownOn = (side: BookSideName): OwnOrder[] =>
     [...own.values()].filter((order) => order.side === side).sort((a, b) => (a.price === b.price ? (a.id < b.id ? -1 : 1) : better(side, a.price, b.price) ? -1 : 1));
 
-  const onLevel = (change: LevelChange) => {
-    for (const order of own.values()) if (order.side === change.side && order.price === change.price) queueModel.onDepth(order.position, change.before, change.after);
+  /** A depth change at an own order's price moves its queue (an order that joined after it already counts it). */
+  const onLevel = (change: LevelChange, joined: ReadonlySet<bigint>) => {
+    for (const order of own.values()) {
+      if (order.side === change.side && order.price === change.price && !joined.has(order.id)) queueModel.onDepth(order.position, change.before, change.after);
+    }
   };
 
   /**
@@ -320,12 +355,15 @@ export function createReplayVenue(params: ReplayVenueParameters): ReplayVenue {
         return;
       case FeedEventKind.LEVEL: {
         const change = book.setLevel(side, price * unitsPerTick, qty * unitsPerLot);
-        if (change !== undefined && trading) onLevel(change);
+        if (change !== undefined && trading) pending.push({ type: 'level', change });
         return;
       }
       case FeedEventKind.CHECKPOINT:
         book.checkpoint(id, exchMs);
-        if (trading) onCheckpoint();
+        if (trading) {
+          pending.push({ type: 'checkpoint' });
+          queueDecision();
+        }
         return;
       case FeedEventKind.TRADE: {
         const units = qty * unitsPerLot;
@@ -334,7 +372,10 @@ export function createReplayVenue(params: ReplayVenueParameters): ReplayVenue {
         const takerSide: OrderSide = sideSign > 0 ? 'BUY' : 'SELL';
         recordTape(id, takerSide, price * unitsPerTick, tape, exchMs);
         stats.trades += 1;
-        if (trading) onTrade(takerSide, price * unitsPerTick, tape, book.ownMakerPart(price * unitsPerTick, tape, exchMs));
+        if (trading) {
+          pending.push({ type: 'trade', takerSide, price: price * unitsPerTick, size: tape, recordedOwn: book.ownMakerPart(price * unitsPerTick, tape, exchMs) });
+          queueDecision();
+        }
         return;
       }
       case FeedEventKind.BOOK_GAP:
@@ -459,7 +500,6 @@ export function createReplayVenue(params: ReplayVenueParameters): ReplayVenue {
         // replay's largest cost.
         const next = clock.nextDueTime();
         if (exchMs >= fromMs && exchMs - 1 > clock.now() && next !== undefined && next <= exchMs - 1) {
-          flushFills();
           await until(exchMs - 1);
         }
         stats.rows += 1;
@@ -485,7 +525,6 @@ export function createReplayVenue(params: ReplayVenueParameters): ReplayVenue {
         if (row.exchMs >= toMs) break;
         await play(row);
       }
-      flushFills();
       return stats;
     },
   };

@@ -122,6 +122,13 @@ export function formattedLevels(book: DepthSnapshot, side: 'bids' | 'asks', mark
   return done.slice(0, limit);
 }
 
+/** The venue transaction of a system account's transaction body. */
+function systemTx(accountId: bigint, market: Address, body: SystemTxBody): VenueTx {
+  return body.kind === 'batch'
+    ? { kind: 'batch', accountId, market, cancelSlotIdxs: body.cancelSlotIdxs, expectedOrderIds: body.expectedOrderIds, orders: body.orders }
+    : { kind: 'replace', accountId, market, ops: body.ops, expectedOrderIds: body.expectedOrderIds };
+}
+
 /**
  * Creates the simulated venue from its config. Accounts of `funding.accounts` are opened and
  * credited at once; blocks start with `start()`.
@@ -187,7 +194,8 @@ export function createSimVenue(parameters: CreateSimVenueParameters): SimVenueMo
       stateLagBlocks: config.stateLagBlocks,
       genesis: new Map(),
       execute: (tx, context) => {
-        const run = () => executeVenueTx({ engine, registry }, tx.payload.tx, context.block.timestamp);
+        const body = tx.payload.decide?.() ?? tx.payload.tx;
+        const run = () => executeVenueTx({ engine, registry }, body, context.block.timestamp);
         const result = outside !== undefined && tx.payload.origin === 'relay' ? withOutsideLiquidity(engine, outside.liquidity, outside.accountId, tx.payload.tx, run) : run();
         if (outside !== undefined && tx.payload.origin === 'relay' && tx.payload.tx.kind !== 'authorize') dirty.add(tx.payload.tx.market);
         if (!result.ok) return { success: false, reason: `${result.code}: ${result.message}`, logCount: 0 };
@@ -370,12 +378,14 @@ export function createSimVenue(parameters: CreateSimVenueParameters): SimVenueMo
     fund,
 
     enqueueSystemTx: (accountId, market, body: SystemTxBody): Hex => {
-      const tx: VenueTx =
-        body.kind === 'batch'
-          ? { kind: 'batch', accountId, market, cancelSlotIdxs: body.cancelSlotIdxs, expectedOrderIds: body.expectedOrderIds, orders: body.orders }
-          : { kind: 'replace', accountId, market, ops: body.ops, expectedOrderIds: body.expectedOrderIds };
       const hash = systemTxHash(systemNonce++);
-      chain.enqueueUnique({ hash, from: SYSTEM_SENDER, to: market, type: 'DYNAMIC_FEE', payload: { origin: 'system', tx } });
+      chain.enqueueUnique({ hash, from: SYSTEM_SENDER, to: market, type: 'DYNAMIC_FEE', payload: { origin: 'system', tx: systemTx(accountId, market, body) } });
+      return hash;
+    },
+    enqueueDecidedSystemTx: (accountId, market, decide: () => SystemTxBody): Hex => {
+      const hash = systemTxHash(systemNonce++);
+      const placeholder = systemTx(accountId, market, { kind: 'batch', orders: [], cancelSlotIdxs: [], expectedOrderIds: [] });
+      chain.enqueueUnique({ hash, from: SYSTEM_SENDER, to: market, type: 'DYNAMIC_FEE', payload: { origin: 'system', tx: placeholder, decide: () => systemTx(accountId, market, decide()) } });
       return hash;
     },
     systemOutcomes$: systemOutcomes.asObservable(),

@@ -176,6 +176,11 @@ export interface BlockInfo {
 export interface SimVenueModel extends SimVenue {
   /** Queues a system transaction of `accountId` on `market` for the next block; returns its hash. */
   enqueueSystemTx(accountId: bigint, market: Address, tx: SystemTxBody): Hex;
+  /**
+   * Queues a system transaction whose body `decide` gives when the next block executes it, from the
+   * state the transactions before it in the block left (a backtest's fills of the bot's orders).
+   */
+  enqueueDecidedSystemTx(accountId: bigint, market: Address, decide: () => SystemTxBody): Hex;
   /** Outcomes of system transactions (relay ones go to `outcomes$`), once, in block order. */
   readonly systemOutcomes$: Observable<TxOutcome>;
   /** Every produced block, after it executed. */

@@ -66,6 +66,11 @@ export type VenueTx = BatchTx | ReplaceTx | AuthorizeTx;
 export interface QueuedTx {
   readonly origin: 'relay' | 'system';
   readonly tx: VenueTx;
+  /**
+   * A system transaction whose content is decided only when its block executes it, from the state
+   * the transactions before it in the block left (a backtest's fills); `tx` stands for it until then.
+   */
+  readonly decide?: () => VenueTx;
 }
 
 export type VenueTxResult =

@@ -1,6 +1,6 @@
 /**
- * `clobbot backtest` as a user runs it: the reference market maker recorded on the in-process venue
- * (`run --virtual --record`), then backtested on its own recording (the fidelity figure), twice (the
+ * `clobbot backtest` as a user runs it: the reference market maker recorded for a simulated hour on the
+ * in-process venue (`run --virtual --record`), then backtested on its own recording (the fidelity figure), twice (the
  * same bytes), on an imported Binance capture with a testnet run file as it is, and refused with
  * exit 2 and nothing left behind for bad input.
  */
@@ -20,7 +20,7 @@ const OUTPUTS = ['equity.csv', 'fills.csv', 'manifest.json', 'orders.csv', 'repo
 beforeAll(async () => {
   ws = workspace();
   const summary = join(ws.dir, 'live.json');
-  const run = await runCli(['run', 'config/market-maker.yaml', '--virtual', '--duration', '10m', '--record', join(ws.dir, 'rec'), '--summary', summary, '--journal-dir', join(ws.dir, 'journal')]);
+  const run = await runCli(['run', 'config/market-maker.yaml', '--virtual', '--duration', '1h', '--record', join(ws.dir, 'rec'), '--summary', summary, '--journal-dir', join(ws.dir, 'journal')]);
   expect(run.code, run.stderr.slice(-2000)).toBe(0);
   recording = join(ws.dir, 'rec', readdirSync(join(ws.dir, 'rec'))[0]!);
   const market = (JSON.parse(readFileSync(summary, 'utf8')) as { markets: { fills: number; volume: string; netPnl: string }[] }).markets[0]!;
@@ -43,12 +43,11 @@ describe('clobbot backtest', () => {
     const fills = summary.fills;
     const volume = Number(summary.volume.base);
     const pnl = Number(summary.pnl.net);
-    // The issue's goal is fills and volume within 5 % and PnL within 10 % of the live run. Not reached:
-    // over these 10 minutes the backtest is about 18 % short on all three (docs/backtesting.md,
-    // "Fidelity"); these bounds hold it there, so a change that makes it worse fails.
-    expect(Math.abs(fills - live.fills) / live.fills).toBeLessThan(0.25);
-    expect(Math.abs(volume - live.volume) / live.volume).toBeLessThan(0.25);
-    expect(Math.abs(pnl - live.netPnl) / Math.abs(live.netPnl)).toBeLessThan(0.3);
+    // The fidelity figure (docs/backtesting.md): over the simulated hour, fills and volume within 5 %
+    // of the live run's and PnL within 10 % (measured: -3.7 %, -1.2 %, -3.6 %).
+    expect(Math.abs(fills - live.fills) / live.fills).toBeLessThan(0.05);
+    expect(Math.abs(volume - live.volume) / live.volume).toBeLessThan(0.05);
+    expect(Math.abs(pnl - live.netPnl) / Math.abs(live.netPnl)).toBeLessThan(0.1);
     expect(fills).toBeGreaterThan(0);
     const csvFills = readFileSync(join(out, 'fills.csv'), 'utf8').trim().split('\n').length - 1;
     expect(csvFills).toBe(fills);
