@@ -65,10 +65,13 @@ export class ReplayBook {
     this.prices.asks.length = 0;
   }
 
-  /** The recorded size at a level; returns the displayed change, if any. */
-  setLevel(side: BookSideName, price: bigint, size: bigint): LevelChange | undefined {
+  /**
+   * The recorded size at a level; returns the displayed change, if any, when `report` (the level of
+   * one of the replayed bot's orders: the only ones whose queue a change moves).
+   */
+  setLevel(side: BookSideName, price: bigint, size: bigint, report = false): LevelChange | undefined {
     this.version += 1;
-    const before = this.displayed(side, price);
+    const before = report ? this.displayed(side, price) : 0n;
     const known = this.recorded[side].has(price);
     if (size === 0n) {
       if (known) {
@@ -79,7 +82,8 @@ export class ReplayBook {
       if (!known) this.prices[side].splice(this.indexOf(side, Number(price)), 0, Number(price));
       this.recorded[side].set(price, size);
     }
-    this.consumed[side].delete(price);
+    if (this.consumed[side].size > 0) this.consumed[side].delete(price);
+    if (!report) return undefined;
     const after = this.displayed(side, price);
     return before === after ? undefined : { side, price, before, after };
   }

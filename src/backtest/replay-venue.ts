@@ -210,6 +210,13 @@ export function createReplayVenue(params: ReplayVenueParameters): ReplayVenue {
     return joined;
   };
 
+  /** True when an own order rests at `price` on `side` (a depth change there moves its queue). */
+  const ownAt = (side: BookSideName, price: bigint): boolean => {
+    if (own.size === 0) return false;
+    for (const order of own.values()) if (order.side === side && order.price === price) return true;
+    return false;
+  };
+
   /** Own orders of `side`, best price first, then in the order they were placed. */
   const ownOn = (side: BookSideName): OwnOrder[] =>
     [...own.values()].filter((order) => order.side === side).sort((a, b) => (a.price === b.price ? (a.id < b.id ? -1 : 1) : better(side, a.price, b.price) ? -1 : 1));
@@ -354,8 +361,9 @@ export function createReplayVenue(params: ReplayVenueParameters): ReplayVenue {
         book.clear();
         return;
       case FeedEventKind.LEVEL: {
-        const change = book.setLevel(side, price * unitsPerTick, qty * unitsPerLot);
-        if (change !== undefined && trading) pending.push({ type: 'level', change });
+        const units = price * unitsPerTick;
+        const change = book.setLevel(side, units, qty * unitsPerLot, trading && ownAt(side, units));
+        if (change !== undefined) pending.push({ type: 'level', change });
         return;
       }
       case FeedEventKind.CHECKPOINT:
