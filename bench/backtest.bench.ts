@@ -1,9 +1,12 @@
 /**
  * The backtester's replay throughput (issue 13's figures), an event being one row of the normalized
- * feed (a level change, a checkpoint or a trade):
- * - a synthetic feed of BACKTEST_BENCH_ROWS events (default 1,000,000: a random walk of MON_USDC, 8
- *   level changes and a checkpoint every 100 ms, a trade 60 % of the time) with a strategy that does
- *   nothing (bench/strategies/idle.ts);
+ * feed (a level change, a checkpoint or a trade). Synthetic feeds are a random walk of MON_USDC: every
+ * step 8 level changes and a checkpoint, a trade 60 % of the time.
+ * - sparse: BACKTEST_BENCH_ROWS events (default 1,000,000) with a step every 100 ms (96 events a
+ *   second of market, like the local venue's recorded hour), a strategy that does nothing
+ *   (bench/strategies/idle.ts);
+ * - dense: the same number of events with a step every 12 ms (800 a second, like Binance's BTCUSDT
+ *   capture), the idle strategy and the reference market maker (config/market-maker.yaml);
  * - the reference market maker on a recording of one simulated hour of itself (made once, before the
  *   timed runs).
  * Each run is a whole `clobbot backtest` in this process: venue, engine, strategy, outputs. The report
@@ -22,8 +25,8 @@ const dir = mkdtempSync(join(tmpdir(), 'clobbot-bench-backtest-'));
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
 const quiet = { stdout: { write: () => true }, stderr: { write: (text: string) => process.stderr.write(text) }, env: {}, isTty: false };
 
-/** The synthetic feed: rows in time order, local time 5 ms after the exchange's. */
-function writeSynthetic(path: string): number {
+/** A synthetic feed with a step every `stepMs`: rows in time order, local time 5 ms after the exchange's. */
+function writeSynthetic(path: string, stepMs: number): number {
   const writer = createEventFeedWriter(path, {
     format: 'clobbot-feed',
     version: 1,
@@ -45,7 +48,7 @@ function writeSynthetic(path: string): number {
   }
   writer.append(FeedEventKind.CHECKPOINT, Side.NONE, ns(ms), ns(ms), 0n, 0n, update);
   while (writer.rows < ROWS) {
-    ms += 100;
+    ms += stepMs;
     update += 1n;
     if (next() < 0.3) mid += next() < 0.5 ? -1 : 1;
     for (let change = 0; change < 8; change += 1) {
@@ -64,7 +67,9 @@ function writeSynthetic(path: string): number {
 }
 
 const synthetic = join(dir, 'synthetic.arrow');
-const syntheticRows = writeSynthetic(synthetic);
+const syntheticRows = writeSynthetic(synthetic, 100);
+const dense = join(dir, 'dense.arrow');
+writeSynthetic(dense, 12);
 const idleRunFile = join(dir, 'idle.yaml');
 writeFileSync(
   idleRunFile,
@@ -101,10 +106,22 @@ async function backtest(runFile: string, feed: string): Promise<number> {
 
 export const benchmarks: readonly Benchmark[] = [
   {
-    name: `backtest: ${(syntheticRows / 1e6).toFixed(1)}M synthetic events, idle strategy`,
+    name: `backtest: ${(syntheticRows / 1e6).toFixed(1)}M sparse synthetic events, idle strategy`,
     unit: 'events',
     runs: 3,
     run: () => backtest(idleRunFile, synthetic),
+  },
+  {
+    name: `backtest: ${(syntheticRows / 1e6).toFixed(1)}M dense synthetic events, idle strategy`,
+    unit: 'events',
+    runs: 3,
+    run: () => backtest(idleRunFile, dense),
+  },
+  {
+    name: `backtest: ${(syntheticRows / 1e6).toFixed(1)}M dense synthetic events, market maker`,
+    unit: 'events',
+    runs: 3,
+    run: () => backtest('config/market-maker.yaml', dense),
   },
   {
     name: 'backtest: market maker on its recorded hour',

@@ -30,6 +30,7 @@ import type { SimVenueModel, SystemTxBody } from '../venue/sim-venue.ts';
 import type { OrderFilled } from '../venue/venue-events.ts';
 import type { EventFeedReader } from '../feeds/event-feed-reader.ts';
 import { FeedEventKind } from '../feeds/feed-event.ts';
+import { msReader } from '../feeds/ns-to-ms.ts';
 import type { SimReplay } from '../sim/sim-service.ts';
 import type { QueueModel, QueuePosition } from './queue-model.ts';
 import { ExchangeOrder, type HeldRow } from './exchange-order.ts';
@@ -517,10 +518,12 @@ export function createReplayVenue(params: ReplayVenueParameters): ReplayVenue {
         apply(row.kind, row.side, row.price, row.qty, row.id, exchMs, exchMs >= fromMs);
       };
       for await (const rows of params.feed.batches()) {
-        const { kind, side, exchTs, localTs, price, qty, id } = rows;
+        const { kind, side, price, qty, id } = rows;
+        const exchMsAt = msReader(rows.exchTs);
+        const localMsAt = msReader(rows.localTs);
         for (let i = 0; i < rows.length; i += 1) {
-          held.push({ exchMs: Number(exchTs[i]! / 1_000_000n), seq: (seq += 1), kind: kind[i]!, side: side[i]!, price: price[i]!, qty: qty[i]!, id: id[i]! });
-          const safeMs = Number(localTs[i]! / 1_000_000n) - MAX_RECEIVE_LAG_MS;
+          held.push({ exchMs: exchMsAt(i), seq: (seq += 1), kind: kind[i]!, side: side[i]!, price: price[i]!, qty: qty[i]!, id: id[i]! });
+          const safeMs = localMsAt(i) - MAX_RECEIVE_LAG_MS;
           while (held.size > 0 && held.peek()!.exchMs <= safeMs) {
             const row = held.pop()!;
             if (row.exchMs >= toMs) return stats;

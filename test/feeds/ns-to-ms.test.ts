@@ -1,0 +1,19 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { msReader } from '../../src/feeds/ns-to-ms.ts';
+
+describe('msReader', () => {
+  it('gives exactly the floored ms of any non-negative int64 ns timestamp (1970 to 2262)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.bigInt({ min: 0n, max: 9_223_372_036_854_775_807n }), { minLength: 1, maxLength: 50 }), (values) => {
+        const column = BigInt64Array.from(values);
+        const ms = msReader(column);
+        values.forEach((ns, index) => expect(ms(index)).toBe(Number(ns / 1_000_000n)));
+      }),
+      { numRuns: 500 },
+    );
+    const edges = BigInt64Array.from([0n, 999_999n, 1_000_000n, 4_294_967_295n, 4_294_967_296n, 1_723_161_253_937_085_768n]);
+    const ms = msReader(edges.subarray(1));
+    expect([0, 1, 2, 3, 4].map(ms)).toEqual([0, 1, 4_294, 4_294, 1_723_161_253_937]);
+  });
+});
