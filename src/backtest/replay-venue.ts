@@ -18,22 +18,21 @@
  *   rejected, takers walk it level by level, net of what earlier takers took.
  */
 import type { VirtualClock } from '../core/virtual-clock.ts';
-import { fromUnits, toUnits } from '../core/units.ts';
 import type { OrderSide } from '../protocol/constants.ts';
 import type { Address } from '../protocol/encoding.ts';
-import type { OrderIntent } from '../protocol/intent-types.ts';
 import type { MarketSpec } from '../protocol/market-spec.ts';
-import type { Depth } from '../protocol/market-data.ts';
 import { MarketHistory } from '../venue/market-history.ts';
 import type { OutsideLiquidity } from '../venue/outside-liquidity.ts';
-import type { SimVenueModel, SystemTxBody } from '../venue/sim-venue.ts';
+import type { SimVenueModel } from '../venue/sim-venue.ts';
 import type { OrderFilled } from '../venue/venue-events.ts';
 import type { EventFeedReader } from '../feeds/event-feed-reader.ts';
 import { FeedEventKind } from '../feeds/feed-event.ts';
 import { msReader } from '../feeds/ns-to-ms.ts';
 import type { SimReplay } from '../sim/sim-service.ts';
-import type { QueueModel, QueuePosition } from './queue-model.ts';
+import type { QueueModel } from './queue-model.ts';
 import { ExchangeOrder, type HeldRow } from './exchange-order.ts';
+import { OwnOrderFills } from './own-order-fills.ts';
+import { replayMarketData } from './replay-market-data.ts';
 import { ReplayBook, type BookSideName, type LevelChange } from './replay-book.ts';
 
 /** How long after its exchange time a row may reach the recording (poll period, committed lag, latency). */
@@ -84,15 +83,6 @@ type PendingEvent =
   | { readonly type: 'trade'; readonly takerSide: OrderSide; readonly price: bigint; readonly size: bigint; readonly recordedOwn: bigint }
   | { readonly type: 'checkpoint' };
 
-interface OwnOrder {
-  readonly id: bigint;
-  readonly side: BookSideName;
-  readonly price: bigint;
-  remaining: bigint;
-  /** Fills decided and not yet executed by the venue. */
-  pending: bigint;
-  readonly position: QueuePosition;
-}
 
 export interface ReplayVenue {
   /** What the in-process venue takes in place of its own market. */
@@ -108,9 +98,6 @@ export interface ReplayVenue {
   mid(): bigint | undefined;
 }
 
-const sideOf = (side: OrderSide): BookSideName => (side === 'BUY' ? 'bids' : 'asks');
-/** True when `a` is a better price than `b` on `side`. */
-const better = (side: BookSideName, a: bigint, b: bigint) => (side === 'bids' ? a > b : a < b);
 
 /**
  * @example
@@ -129,39 +116,11 @@ export function createReplayVenue(params: ReplayVenueParameters): ReplayVenue {
   let delayedAt = 0;
   const history = new MarketHistory([spec]);
   const stats: ReplayStats = { rows: 0, trades: 0, fills: 0, filledSize: 0n, bookGaps: 0, firstMs: undefined, lastMs: undefined };
-  const own = new Map<bigint, OwnOrder>();
   let venue: SimVenueModel | undefined;
   let botAccount: bigint | undefined;
   let takerAccount = 0n;
-  /** Fills decided since the last flush, in the order they must execute. */
-  const fills: OwnOrder[] = [];
-  const fillSizes = new Map<bigint, bigint>();
+  const fills = new OwnOrderFills(book, queueModel, stats);
   let lastTradeMs = 0;
-
-  const decideFill = (order: OwnOrder, size: bigint) => {
-    if (size <= 0n) return;
-    order.pending += size;
-    if (!fillSizes.has(order.id)) fills.push(order);
-    fillSizes.set(order.id, (fillSizes.get(order.id) ?? 0n) + size);
-    stats.fills += 1;
-    stats.filledSize += size;
-  };
-  const open = (order: OwnOrder) => order.remaining - order.pending;
-
-  /** The script taker's orders that meet exactly the decided fills (its transaction's body). */
-  const fillsBody = (): SystemTxBody => {
-    const orders: OrderIntent[] = fills.map((order) => ({
-      side: order.side === 'bids' ? 'SELL' : 'BUY',
-      price: order.price,
-      quantity: fillSizes.get(order.id)!,
-      tif: 'IOC',
-      executionInstruction: 'NONE',
-      minSizeAfterBlock: 0n,
-    }));
-    fills.length = 0;
-    fillSizes.clear();
-    return { kind: 'batch', orders, cancelSlotIdxs: [], expectedOrderIds: [] };
-  };
 
   /**
    * What the recorded market did since the last decision, in order: it reaches the bot's orders in a
@@ -177,132 +136,17 @@ export function createReplayVenue(params: ReplayVenueParameters): ReplayVenue {
       decisionQueued = false;
       const joined = refreshOwn();
       for (const event of pending) {
-        if (event.type === 'level') onLevel(event.change, joined);
-        else if (event.type === 'trade') onTrade(event.takerSide, event.price, event.size, event.recordedOwn);
-        else onCheckpoint();
+        if (event.type === 'level') fills.onLevel(event.change, joined);
+        else if (event.type === 'trade') fills.onTrade(event.takerSide, event.price, event.size, event.recordedOwn);
+        else fills.onCheckpoint();
       }
       pending.length = 0;
-      return fillsBody();
+      return fills.body();
     });
   };
 
-  /** Own resting orders of the bot now: new ones join their queue (returned), gone ones leave. */
-  const refreshOwn = (): Set<bigint> => {
-    const joined = new Set<bigint>();
-    const account = botAccount;
-    if (venue === undefined || account === undefined) return joined;
-    const seen = new Set<bigint>();
-    for (const order of venue.openOrders(account, spec.address)) {
-      seen.add(order.id);
-      const known = own.get(order.id);
-      if (known !== undefined) {
-        known.remaining = order.remaining;
-        known.pending = 0n;
-        continue;
-      }
-      const side = sideOf(order.side);
-      const best = book.best(side);
-      // Price improvement puts it at the front; otherwise it joins behind what is displayed at its price.
-      const ahead = best === undefined || better(side, order.price, best[0]) ? 0n : book.displayed(side, order.price);
-      own.set(order.id, { id: order.id, side, price: order.price, remaining: order.remaining, pending: 0n, position: queueModel.place(ahead) });
-      joined.add(order.id);
-    }
-    for (const id of own.keys()) if (!seen.has(id)) own.delete(id);
-    return joined;
-  };
-
-  /** True when an own order rests at `price` on `side` (a depth change there moves its queue). */
-  const ownAt = (side: BookSideName, price: bigint): boolean => {
-    if (own.size === 0) return false;
-    for (const order of own.values()) if (order.side === side && order.price === price) return true;
-    return false;
-  };
-
-  /** Own orders of `side`, best price first, then in the order they were placed. */
-  const ownOn = (side: BookSideName): OwnOrder[] =>
-    [...own.values()].filter((order) => order.side === side).sort((a, b) => (a.price === b.price ? (a.id < b.id ? -1 : 1) : better(side, a.price, b.price) ? -1 : 1));
-
-  /** A depth change at an own order's price moves its queue (an order that joined after it already counts it). */
-  const onLevel = (change: LevelChange, joined: ReadonlySet<bigint>) => {
-    for (const order of own.values()) {
-      if (order.side === change.side && order.price === change.price && !joined.has(order.id)) queueModel.onDepth(order.position, change.before, change.after);
-    }
-  };
-
-  /**
-   * A recorded trade of `size` at `price` by a `takerSide` taker reaches the own orders it can. The
-   * part that filled the recorded bot's own order (`recordedOwn`) is taker flow that, without that
-   * order, would have gone on: what of it the replayed bot's orders at the price did not take walks
-   * on through the displayed book to worse prices (continueFlow).
-   */
-  const onTrade = (takerSide: OrderSide, price: bigint, size: bigint, recordedOwn: bigint) => {
-    const side: BookSideName = takerSide === 'BUY' ? 'asks' : 'bids';
-    let left = size;
-    let blocked = false;
-    for (const order of ownOn(side)) {
-      if (better(side, price, order.price)) break;
-      if (order.price !== price) {
-        // A better price than the trade's: the taker met it first.
-        const fill = open(order) < left ? open(order) : left;
-        decideFill(order, fill);
-        left -= fill;
-        if (open(order) > 0n) blocked = true;
-        continue;
-      }
-      queueModel.onTrade(order.position, size);
-      const reached = queueModel.takeFilled(order.position);
-      if (blocked || left === 0n) continue;
-      let fill = reached < open(order) ? reached : open(order);
-      if (fill > left) fill = left;
-      decideFill(order, fill);
-      left -= fill;
-      // An own order still open at this price stands ahead of the later ones.
-      if (open(order) > 0n) blocked = true;
-    }
-    const taken = size - left;
-    if (recordedOwn > taken && !blocked) continueFlow(side, price, recordedOwn - taken);
-  };
-
-  /**
-   * Taker flow of `size` that went past `price` on `side` (what filled the recorded bot's order
-   * there: had it not rested, the taker would have gone on). At each worse price it takes the queue
-   * ahead of the replayed bot's orders there, then theirs, then what rests behind them; what is left
-   * goes on to the next price. It is assumed to have no limit (a market order) and to take nothing
-   * more at `price` itself (the recorded bot was typically alone at its price).
-   */
-  const continueFlow = (side: BookSideName, price: bigint, size: bigint) => {
-    let left = size;
-    const levels = new Set<bigint>(book.levels(side).map(([level]) => level));
-    const mine = ownOn(side).filter((order) => better(side, price, order.price));
-    for (const order of mine) levels.add(order.price);
-    for (const level of [...levels].filter((candidate) => better(side, price, candidate)).sort((a, b) => (better(side, a, b) ? -1 : 1))) {
-      if (left <= 0n) return;
-      const displayed = book.displayed(side, level);
-      for (const order of mine) {
-        if (order.price !== level) continue;
-        const front = BigInt(Math.max(0, Math.floor(queueModel.front(order.position))));
-        const reach = left - front;
-        if (reach <= 0n) break;
-        const fill = reach < open(order) ? reach : open(order);
-        decideFill(order, fill);
-        left -= fill;
-        if (open(order) > 0n) return;
-      }
-      left -= displayed;
-    }
-  };
-
-  /** After a checkpoint: own orders the recorded book now crosses are filled whole, at their price. */
-  const onCheckpoint = () => {
-    for (const side of ['bids', 'asks'] as const) {
-      const opposite = book.best(side === 'bids' ? 'asks' : 'bids');
-      if (opposite === undefined) continue;
-      for (const order of ownOn(side)) {
-        if (side === 'bids' ? order.price < opposite[0] : order.price > opposite[0]) break;
-        decideFill(order, open(order));
-      }
-    }
-  };
+  /** The bot's resting orders now: new ones join their queue (returned), gone ones leave. */
+  const refreshOwn = (): Set<bigint> => (venue === undefined || botAccount === undefined ? new Set() : fills.refresh(venue.openOrders(botAccount, spec.address)));
 
   const recordTape = (id: bigint, takerSide: OrderSide, price: bigint, size: bigint, atMs: number) => {
     lastTradeMs = atMs > lastTradeMs ? atMs : lastTradeMs;
@@ -363,7 +207,7 @@ export function createReplayVenue(params: ReplayVenueParameters): ReplayVenue {
         return;
       case FeedEventKind.LEVEL: {
         const units = price * unitsPerTick;
-        const change = book.setLevel(side, units, qty * unitsPerLot, trading && ownAt(side, units));
+        const change = book.setLevel(side, units, qty * unitsPerLot, trading && fills.restsAt(side, units));
         if (change !== undefined) pending.push({ type: 'level', change });
         return;
       }
@@ -423,51 +267,7 @@ export function createReplayVenue(params: ReplayVenueParameters): ReplayVenue {
     return marketAnswers(model);
   };
 
-  /** The last depth answer per state and limit, reused while neither the book nor the own orders changed. */
-  const lastDepth = new Map<string, { version: number; bids: unknown; asks: unknown; merged: { bids: [string, string][]; asks: [string, string][] } }>();
-  /** Formatted levels, kept so that one level is formatted and serialised once however many answers hold it. */
-  const levelTexts = new Map<string, [string, string]>();
-  const formattedLevel = (price: bigint, size: bigint): [string, string] => {
-    const key = `${price}:${size}`;
-    let level = levelTexts.get(key);
-    if (level === undefined) {
-      if (levelTexts.size >= 100_000) levelTexts.clear();
-      level = [fromUnits(price, spec.pricePrecision), fromUnits(size, spec.sizePrecision)];
-      levelTexts.set(key, level);
-    }
-    return level;
-  };
-
-  const marketAnswers = (model: SimVenueModel): ReturnType<SimReplay['marketData']> => ({
-    depth(market, limit, state): Depth {
-      // The venue's own answer for its block ids and times and the bot's own orders; the recorded book besides.
-      const answer = model.depth(market, limit, state);
-      drainCommitted();
-      const seen = state === 'committed' ? committedBook : book;
-      const last = lastDepth.get(`${state}:${limit}`);
-      if (last !== undefined && last.version === seen.version && last.bids === answer.bids && last.asks === answer.asks) {
-        return { ...answer, bids: last.merged.bids, asks: last.merged.asks };
-      }
-      const merge = (side: BookSideName, ownLevels: readonly (readonly [string, string])[]) => {
-        const sizes = new Map<bigint, bigint>();
-        for (const [price, size] of seen.levels(side, limit)) sizes.set(price, size);
-        for (const [price, size] of ownLevels) {
-          const units = toUnits(price, spec.pricePrecision);
-          sizes.set(units, (sizes.get(units) ?? 0n) + toUnits(size, spec.sizePrecision));
-        }
-        return [...sizes]
-          .sort(([a], [b]) => (better(side, a, b) ? -1 : 1))
-          .slice(0, limit)
-          .map(([price, size]) => formattedLevel(price, size));
-      };
-      const merged = { bids: merge('bids', answer.bids), asks: merge('asks', answer.asks) };
-      lastDepth.set(`${state}:${limit}`, { version: seen.version, bids: answer.bids, asks: answer.asks, merged });
-      return { ...answer, ...merged };
-    },
-    trades: (market, limit) => history.trades(market, limit),
-    klines: (market, parameters) => history.klines(market, parameters, clock.now()),
-    ticker24hr: (market) => history.ticker24hr(market, clock.now(), { bid: book.best('bids'), ask: book.best('asks') }),
-  });
+  const marketAnswers = replayMarketData({ spec, clock, book, committedBook, catchUp: drainCommitted, history });
 
   const outsideLiquidity: OutsideLiquidity = {
     owner: OUTSIDE_OWNER,

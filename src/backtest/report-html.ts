@@ -20,6 +20,9 @@
  * inventory } }` once the charts hold their data and have painted, so a browser test can wait for
  * it: the counts are read back from the series (`series.data()`, which holds values, not gaps) and
  * from the fill markers.
+ *
+ * Why one file of this size: most of it is the page itself (its HTML, styles and script, a template),
+ * and the data preparation that its script relies on; split, they would have to be read together.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
