@@ -35,6 +35,13 @@ import { OwnOrderFills } from './own-order-fills.ts';
 import { replayMarketData } from './replay-market-data.ts';
 import { ReplayBook, type BookSideName, type LevelChange } from './replay-book.ts';
 
+/**
+ * Recorded trades the replay keeps for the trades, klines and ticker answers: enough for every trades
+ * poll and for candles and a 24-hour ticker of a market that trades about once a second, and what
+ * bounds a long backtest's memory.
+ */
+const REPLAY_TAPE_TRADES = 100_000;
+
 /** How long after its exchange time a row may reach the recording (poll period, committed lag, latency). */
 const MAX_RECEIVE_LAG_MS = 5_000;
 
@@ -114,7 +121,7 @@ export function createReplayVenue(params: ReplayVenueParameters): ReplayVenue {
   const lagMs = params.committedLagMs ?? 0;
   const delayed: { dueMs: number; kind: number; side: number; price: bigint; qty: bigint; id: bigint; exchMs: number }[] = [];
   let delayedAt = 0;
-  const history = new MarketHistory([spec]);
+  const history = new MarketHistory([spec], REPLAY_TAPE_TRADES);
   const stats: ReplayStats = { rows: 0, trades: 0, fills: 0, filledSize: 0n, bookGaps: 0, firstMs: undefined, lastMs: undefined };
   let venue: SimVenueModel | undefined;
   let botAccount: bigint | undefined;

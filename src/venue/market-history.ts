@@ -82,7 +82,11 @@ export function klineOpenTime(interval: KlinesParameters['interval'], time: numb
 export class MarketHistory {
   private readonly markets = new Map<Address, MarketTrades>();
 
-  constructor(markets: readonly MarketSpec[]) {
+  /** `maxTrades`: trades kept per market (default MAX_TRADES_PER_MARKET). */
+  constructor(
+    markets: readonly MarketSpec[],
+    private readonly maxTrades: number = MAX_TRADES_PER_MARKET,
+  ) {
     for (const spec of markets) {
       this.markets.set(spec.address, { spec, trades: [], notionalScale: spec.pricePrecision * spec.sizePrecision });
     }
@@ -112,8 +116,8 @@ export class MarketHistory {
       isBestMatch: true,
     });
     state.trades.push({ id, price: fill.price, size: fill.size, time, takerSide: fill.takerSide, wire });
-    if (state.trades.length > MAX_TRADES_PER_MARKET + MAX_TRADES_PER_MARKET / 10) {
-      state.trades.splice(0, state.trades.length - MAX_TRADES_PER_MARKET);
+    if (state.trades.length > this.maxTrades + this.maxTrades / 10) {
+      state.trades.splice(0, state.trades.length - this.maxTrades);
     }
   }
 
