@@ -8,7 +8,8 @@
 import { BaseError } from '../core/base-error.ts';
 import type { RunConfig, RunMarket } from '../config/run-config.ts';
 import { runMarketSymbol } from '../config/run-config.ts';
-import { simConfigSchema, type SimConfig } from '../config/sim-config.ts';
+import { simConfigSchema, simMarketOf, type SimConfig } from '../config/sim-config.ts';
+import { createVenueCatalog } from '../venue/venue-catalog.ts';
 import { createMarketSpec, type MarketSpec } from '../protocol/market-spec.ts';
 import { parseStep } from '../feeds/decimal-scale.ts';
 import type { FeedHeader } from '../feeds/feed-header.ts';
@@ -37,17 +38,6 @@ function unitsOf(step: string, precision: bigint): bigint | undefined {
   return scaled % divisor === 0n ? scaled / divisor : undefined;
 }
 
-function specFromSim(sim: SimConfig, symbol: string): MarketSpec | undefined {
-  const market = sim.markets.find((candidate) => candidate.symbol === symbol);
-  if (market === undefined) return undefined;
-  const token = (name: string) => {
-    const found = sim.tokens.find((candidate) => candidate.symbol === name)!;
-    return { address: found.address, symbol: found.symbol, decimals: found.decimals };
-  };
-  const { pricePrecision, sizePrecision, tickSize, minSize, maxSize, makerFeePps, takerFeePps } = market;
-  return createMarketSpec({ symbol, address: market.address, baseToken: token(market.base), quoteToken: token(market.quote), pricePrecision, sizePrecision, tickSize, minSize, maxSize, makerFeePps, takerFeePps });
-}
-
 /**
  * @example const market = backtestMarket({ config, sim, header, feedPath: 'btcusdt.arrow', runFile: 'config/backtest-btcusdt.yaml' });
  */
@@ -58,7 +48,7 @@ export function backtestMarket(params: { readonly config: RunConfig; readonly si
   const foreign = (why: string) => new BaseError('FEED_FOREIGN', `${feedPath}: ${why}`, { details: { path: feedPath, symbol: feedSymbol } });
   if (entry === undefined) throw foreign(`a feed of ${feedSymbol}, but ${runFile} trades ${config.markets.map(runMarketSymbol).join(', ')}`);
   const symbol = runMarketSymbol(entry);
-  const spec = typeof entry === 'string' ? specFromSim(sim, symbol) : createMarketSpec(entry);
+  const spec = typeof entry === 'string' ? createVenueCatalog(sim).marketBySymbol(symbol) : createMarketSpec(entry);
   if (spec === undefined) throw foreign(`${runFile} lists ${symbol} by symbol, and its sim config has no such market: give the market whole in the run file`);
   const unitsPerTick = unitsOf(header.market.tickSize, spec.pricePrecision);
   const unitsPerLot = unitsOf(header.market.lotSize, spec.sizePrecision);
@@ -72,21 +62,7 @@ export function backtestMarket(params: { readonly config: RunConfig; readonly si
   const simConfig = simConfigSchema.parse({
     ...sim,
     tokens: [spec.baseToken, spec.quoteToken].map((token) => ({ symbol: token.symbol, name: token.symbol, address: token.address, decimals: token.decimals })),
-    markets: [
-      {
-        symbol,
-        address: spec.address,
-        base: spec.baseToken.symbol,
-        quote: spec.quoteToken.symbol,
-        pricePrecision: spec.pricePrecision,
-        sizePrecision: spec.sizePrecision,
-        tickSize: spec.tickSize,
-        minSize: spec.minSize,
-        maxSize: spec.maxSize,
-        makerFeePps: spec.makerFeePps,
-        takerFeePps: spec.takerFeePps,
-      },
-    ],
+    markets: [simMarketOf(spec)],
     funding: { default: funding, accounts: [] },
     faults: {},
   });

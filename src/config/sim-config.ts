@@ -5,6 +5,7 @@
  * balances, order sizes of the background flow) stay decimal strings.
  */
 import { z } from 'zod';
+import type { MarketSpec } from '../protocol/market-spec.ts';
 import { Decimal } from '../core/decimal.ts';
 import { UINT32_MAX, UINT96_MAX } from '../core/units.ts';
 import { MARKET_DATA_WEIGHT_PER_MINUTE, ORDER_EVENTS_CACHE_MS } from '../protocol/constants.ts';
@@ -216,3 +217,25 @@ export type SimConfig = z.output<typeof simConfigSchema>;
 export type SimMarketConfig = SimConfig['markets'][number];
 export type SimTokenConfig = SimConfig['tokens'][number];
 export type SimFlowConfig = NonNullable<SimMarketConfig['flow']>;
+
+/**
+ * A market spec as the `markets` entry of a sim config that offers it (its tokens by symbol; no
+ * background flow): how a backtest or a strategy check puts a given market on an in-process venue.
+ *
+ * @example simConfigSchema.parse({ tokens, markets: [simMarketOf(spec)] })
+ */
+export function simMarketOf(spec: MarketSpec): Omit<SimMarketConfig, 'flow'> {
+  return {
+    symbol: spec.symbol,
+    address: spec.address.toLowerCase() as MarketSpec['address'],
+    base: spec.baseToken.symbol,
+    quote: spec.quoteToken.symbol,
+    pricePrecision: spec.pricePrecision,
+    sizePrecision: spec.sizePrecision,
+    tickSize: spec.tickSize,
+    minSize: spec.minSize,
+    maxSize: spec.maxSize,
+    makerFeePps: spec.makerFeePps,
+    takerFeePps: spec.takerFeePps,
+  };
+}

@@ -3,21 +3,14 @@
  * SHA-256 of the recording's content: `<cacheDir>/<sha256>.arrow`. A recording that grows (still
  * being written) or changes gets a new entry; the same one is never normalized twice.
  */
-import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, mkdirSync, openSync, readSync, closeSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, readSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
 import { BaseError } from '../core/base-error.ts';
+import { fileSha256 } from './file-sha256.ts';
 import { normalizeRawFeed } from './normalize-raw-feed.ts';
 import { looksLikeRawFeed } from './raw-feed-reader.ts';
 
 export const DEFAULT_FEED_CACHE_DIR = '.clobbot/feeds';
-
-/** SHA-256 of a file's content, streamed. */
-export async function sha256OfFile(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
-}
 
 /** True when `path` starts like a raw recording (rather than a normalized feed). */
 export function isRawFeedFile(path: string): boolean {
@@ -43,7 +36,7 @@ export function isRawFeedFile(path: string): boolean {
 export async function normalizedFeedFor(path: string, options: { readonly cacheDir?: string } = {}): Promise<{ readonly path: string; readonly normalizedNow: boolean }> {
   if (!isRawFeedFile(path)) return { path, normalizedNow: false };
   const cacheDir = options.cacheDir ?? DEFAULT_FEED_CACHE_DIR;
-  const cached = join(cacheDir, `${await sha256OfFile(path)}.arrow`);
+  const cached = join(cacheDir, `${fileSha256(path)}.arrow`);
   if (existsSync(cached)) return { path: cached, normalizedNow: false };
   mkdirSync(cacheDir, { recursive: true });
   await normalizeRawFeed(path, cached);

@@ -23,6 +23,9 @@
  *    rather than doing harm).
  * 5. Never a slot >= 62 (MAKER_SLOTS), never one slot twice, only the slots given in `slots`
  *    (default all): orders in other slots are neither kept nor cancelled.
+ *
+ * Why one file of this size: the five rules above act on one plan (the matching decides what the
+ * packed and batch forms change); its repeat checks already live in quote-repeats.ts.
  */
 import { BaseError } from '../core/base-error.ts';
 import { Decimal } from '../core/decimal.ts';

@@ -23,7 +23,7 @@ import { MAX_PRICE_UNITS, UINT32_MAX } from '../core/units.ts';
 import type { VirtualClock } from '../core/virtual-clock.ts';
 import type { IdSource } from '../core/ids.ts';
 import { seededRandom } from '../core/random.ts';
-import { simConfigSchema, type SimConfig } from '../config/sim-config.ts';
+import { simConfigSchema, simMarketOf, type SimConfig } from '../config/sim-config.ts';
 import type { VirtualConfig } from '../config/virtual-config.ts';
 import { MAKER_SLOTS, type OrderSide } from '../protocol/constants.ts';
 import type { Address, Hex } from '../protocol/encoding.ts';
@@ -101,20 +101,7 @@ export function checkSimConfig(options: Pick<CheckVenueOptions, 'markets' | 'blo
   const parsed = simConfigSchema.safeParse({
     blockMs: options.blockMs,
     tokens: [...tokens.values()].map((token) => ({ symbol: token.symbol, address: token.address.toLowerCase(), decimals: token.decimals })),
-    markets: options.markets.map(({ spec, flow }) => ({
-      symbol: spec.symbol,
-      address: spec.address.toLowerCase(),
-      base: spec.baseToken.symbol,
-      quote: spec.quoteToken.symbol,
-      pricePrecision: spec.pricePrecision,
-      sizePrecision: spec.sizePrecision,
-      tickSize: spec.tickSize,
-      minSize: spec.minSize,
-      maxSize: spec.maxSize,
-      makerFeePps: spec.makerFeePps,
-      takerFeePps: spec.takerFeePps,
-      ...(flow === undefined ? {} : { flow }),
-    })),
+    markets: options.markets.map(({ spec, flow }) => ({ ...simMarketOf(spec), ...(flow === undefined ? {} : { flow }) })),
     funding: { default: options.funding ?? Object.fromEntries([...tokens.values()].map((token) => [token.symbol, DEFAULT_FUNDING])) },
   });
   if (!parsed.success) {

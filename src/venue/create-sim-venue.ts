@@ -5,6 +5,10 @@
  *
  * Time is the clock's (blocks on its scheduler, nonces and deadlines against its `now`), so the same
  * venue runs on wall time behind `clobbot sim` and on virtual time in tests and backtests.
+ *
+ * Why one file of this size: it is the composition of those parts, each in a module of its own; what
+ * stays here is the wiring between them (which transaction goes where, which events feed which
+ * history), which reads best in one place.
  */
 import { Subject } from 'rxjs';
 import type { Clock } from '../core/clock.ts';

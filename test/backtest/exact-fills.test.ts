@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decimalScale, parseStep } from '../../src/feeds/decimal-scale.ts';
 import { createEventFeedWriter } from '../../src/feeds/event-feed-writer.ts';
 import { FeedEventKind, Side } from '../../src/feeds/feed-event.ts';
 import { FEED_FORMAT, FEED_VERSION } from '../../src/feeds/feed-header.ts';
@@ -18,8 +19,10 @@ import { runCli } from '../support/cli-harness.ts';
 const T0 = Date.UTC(2026, 0, 1, 0, 1, 0);
 const ns = (ms: number) => BigInt(ms) * 1_000_000n;
 /** MON_USDC of config/sim.yaml: ticks of 0.000001 USDC, lots of 0.01 MON. */
-const ticks = (price: string) => BigInt(Math.round(Number(price) * 1e6));
-const lots = (size: string) => BigInt(Math.round(Number(size) * 100));
+const tickScale = decimalScale(parseStep('0.000001'));
+const lotScale = decimalScale(parseStep('0.01'));
+const ticks = (price: string) => tickScale.units(price)!;
+const lots = (size: string) => lotScale.units(size)!;
 
 let dir: string;
 let fills: string[][];

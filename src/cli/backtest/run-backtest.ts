@@ -23,7 +23,8 @@ import { simConfigSchema } from '../../config/sim-config.ts';
 import { loadRunStrategies } from '../../strategy/load-strategy.ts';
 import { loadSigner } from '../../execution/signer-source.ts';
 import { openEventFeed, type EventFeedReader } from '../../feeds/event-feed-reader.ts';
-import { normalizedFeedFor, sha256OfFile } from '../../feeds/feed-cache.ts';
+import { normalizedFeedFor } from '../../feeds/feed-cache.ts';
+import { fileSha256 } from '../../feeds/file-sha256.ts';
 import { backtestMarket } from '../../backtest/backtest-market.ts';
 import { backtestMetrics } from '../../backtest/backtest-metrics.ts';
 import { startBacktestSampler } from '../../backtest/backtest-sampler.ts';
@@ -113,8 +114,8 @@ export async function runBacktest(io: CliIo, options: BacktestOptions): Promise<
   const wallet = await loadSigner({ source: { kind: 'ephemeral' }, network: 'sim', env: io.env, cwd, random: seededRandom(seed ^ 0x4e7) });
   const manifest = {
     clobbot: codeVersion(),
-    runFile: { path: options.file, sha256: await sha256OfFile(resolve(cwd, options.file)) },
-    feed: { path: options.feed, sha256: await sha256OfFile(feedFile), normalized: feedPath === feedFile ? null : feedPath.split('/').pop() },
+    runFile: { path: options.file, sha256: fileSha256(resolve(cwd, options.file)) },
+    feed: { path: options.feed, sha256: fileSha256(feedFile), normalized: feedPath === feedFile ? null : feedPath.split('/').pop() },
     seed,
     market: market.spec.symbol,
     range: { fromMs, toMs, from: new Date(fromMs).toISOString(), to: new Date(toMs).toISOString() },

@@ -2,10 +2,9 @@
  * What every importer of public data takes and returns (`clobbot import <source>`): input files in,
  * one normalized feed out, written to `<out>.partial` and renamed only when complete.
  */
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { BaseError } from '../../core/base-error.ts';
+import { fileSha256 } from '../file-sha256.ts';
 import type { FeedHeader } from '../feed-header.ts';
 
 export interface ImportParameters {
@@ -50,11 +49,5 @@ export function invalidRecord(file: string, line: number, message: string): Base
 
 /** The `source.files` entry of an input: its base name and the SHA-256 of its content. */
 export function describeInput(path: string): { name: string; sha256: string } {
-  let content: Buffer;
-  try {
-    content = readFileSync(path);
-  } catch (cause) {
-    throw new BaseError('FEED_NOT_FOUND', `${path}: cannot read: ${(cause as NodeJS.ErrnoException).code ?? String(cause)}`, { details: { path }, cause });
-  }
-  return { name: basename(path), sha256: createHash('sha256').update(content).digest('hex') };
+  return { name: basename(path), sha256: fileSha256(path) };
 }
