@@ -306,23 +306,39 @@ export function createReplayVenue(params: ReplayVenueParameters): ReplayVenue {
       const toMs = params.toMs ?? Number.POSITIVE_INFINITY;
       const held = new ExchangeOrder();
       let seq = 0;
-      /** Applies one row at its exchange time (rows before the range at once, building the book). */
-      const play = async (row: HeldRow) => {
-        const { exchMs } = row;
-        // A row is applied just before the block of its exchange time, so that a fill it decides
-        // executes in that block, as the recorded trade did.
-        // Rows due before anything else on the clock are applied at once: nothing can see the state
-        // in between (the next block, poll or message is later), and a wait per row is the
-        // replay's largest cost.
+      /**
+       * A row is applied just before the block of its exchange time, so that a fill it decides
+       * executes in that block, as the recorded trade did. Returns the time to wait for first, when
+       * something else on the clock (a block, a poll, a message) is due before then; rows due before
+       * anything else are applied at once: nothing can see the state in between, and a wait per row
+       * would be the replay's largest cost.
+       */
+      const waitFor = (exchMs: number): number | undefined => {
+        if (exchMs < fromMs || exchMs - 1 <= clock.now()) return undefined;
         const next = clock.nextDueTime();
-        if (exchMs >= fromMs && exchMs - 1 > clock.now() && next !== undefined && next <= exchMs - 1) {
-          await until(exchMs - 1);
-        }
+        return next !== undefined && next <= exchMs - 1 ? exchMs - 1 : undefined;
+      };
+      const play = (row: HeldRow): void => {
+        const { exchMs } = row;
         stats.rows += 1;
         stats.firstMs ??= exchMs;
         stats.lastMs = exchMs;
         drainCommitted();
         apply(row.kind, row.side, row.price, row.qty, row.id, exchMs, exchMs >= fromMs);
+      };
+      /**
+       * Plays the held rows up to `safeMs` (all of them at the feed's end) while none has to wait;
+       * returns the time to wait for before the next one, PAST_END once past `toMs`, or undefined.
+       */
+      const PAST_END = -1;
+      const release = (safeMs: number): number | undefined => {
+        for (let row = held.peek(); row !== undefined && row.exchMs <= safeMs; row = held.peek()) {
+          if (row.exchMs >= toMs) return PAST_END;
+          const wait = waitFor(row.exchMs);
+          if (wait !== undefined) return wait;
+          play(held.pop()!);
+        }
+        return undefined;
       };
       for await (const rows of params.feed.batches()) {
         const { kind, side, price, qty, id } = rows;
@@ -331,17 +347,16 @@ export function createReplayVenue(params: ReplayVenueParameters): ReplayVenue {
         for (let i = 0; i < rows.length; i += 1) {
           held.push({ exchMs: exchMsAt(i), seq: (seq += 1), kind: kind[i]!, side: side[i]!, price: price[i]!, qty: qty[i]!, id: id[i]! });
           const safeMs = localMsAt(i) - MAX_RECEIVE_LAG_MS;
-          while (held.size > 0 && held.peek()!.exchMs <= safeMs) {
-            const row = held.pop()!;
-            if (row.exchMs >= toMs) return stats;
-            await play(row);
+          // Once waited for, the row is due (nothing comes before it on the clock): the next release plays it.
+          for (let wait = release(safeMs); wait !== undefined; wait = release(safeMs)) {
+            if (wait === PAST_END) return stats;
+            await until(wait);
           }
         }
       }
-      while (held.size > 0) {
-        const row = held.pop()!;
-        if (row.exchMs >= toMs) break;
-        await play(row);
+      for (let wait = release(Number.POSITIVE_INFINITY); wait !== undefined; wait = release(Number.POSITIVE_INFINITY)) {
+        if (wait === PAST_END) return stats;
+        await until(wait);
       }
       return stats;
     },
