@@ -3,10 +3,10 @@
  * tool use), with the integrity checks that make a corrupted feed an error rather than wrong data:
  * frames we write carry their content size and an XXH32 content checksum; a frame we read has its
  * header checksum, every block's bounds, its content size and (when present) its content checksum
- * checked. Blocks are compressed with lz4js; decoding is ours, with bounds checks.
+ * checked. Blocks are compressed with lz4js; decoding and XXH32 are ours, with bounds checks.
  */
 import lz4 from 'lz4js';
-import { hash as xxh32 } from 'lz4js/xxh32.js';
+import { xxh32 } from './xxh32.ts';
 
 const MAGIC = 0x184d2204;
 const FLG_VERSION = 0x40;
@@ -18,6 +18,8 @@ const BD_4MB = 0x70;
 const BLOCK_MAX = 4 << 20;
 const MIN_MATCH = 4;
 const UNCOMPRESSED = 0x80000000;
+/** Copies shorter than this go byte by byte: a typed-array copy (and its subarray) costs more. */
+const SHORT_COPY = 32;
 
 /** Why a frame cannot be decoded. */
 export class Lz4FrameError extends Error {
@@ -37,7 +39,7 @@ export function encodeLz4Frame(data: Uint8Array): Uint8Array {
   out[4] = FLG_VERSION | FLG_CONTENT_SIZE | FLG_CONTENT_CHECKSUM;
   out[5] = BD_4MB;
   view.setBigUint64(6, BigInt(data.length), true);
-  out[14] = (xxh32(0, out, 4, 10) >>> 8) & 0xff;
+  out[14] = (xxh32(out, 4, 10) >>> 8) & 0xff;
   let at = 15;
   hashTable.fill(0);
   for (let start = 0; start < data.length; start += BLOCK_MAX) {
@@ -54,7 +56,7 @@ export function encodeLz4Frame(data: Uint8Array): Uint8Array {
     }
   }
   view.setUint32(at, 0, true);
-  view.setUint32(at + 4, xxh32(0, data, 0, data.length) >>> 0, true);
+  view.setUint32(at + 4, xxh32(data), true);
   return out.slice(0, at + 8);
 }
 
@@ -74,9 +76,13 @@ function decodeBlock(src: Uint8Array, from: number, to: number, dst: Uint8Array,
       } while (byte === 255);
     }
     if (s + literals > to || d + literals > dst.length) throw new Lz4FrameError('literals run past their block or the content size');
-    dst.set(src.subarray(s, s + literals), d);
-    s += literals;
-    d += literals;
+    if (literals < SHORT_COPY) {
+      for (const end = s + literals; s < end; s += 1, d += 1) dst[d] = src[s]!;
+    } else {
+      dst.set(src.subarray(s, s + literals), d);
+      s += literals;
+      d += literals;
+    }
     if (s === to) break;
     if (s + 2 > to) throw new Lz4FrameError('a match offset runs past its block');
     const offset = src[s]! | (src[s + 1]! << 8);
@@ -92,11 +98,12 @@ function decodeBlock(src: Uint8Array, from: number, to: number, dst: Uint8Array,
       } while (byte === 255);
     }
     if (d + length > dst.length) throw new Lz4FrameError('a match runs past the content size');
-    if (offset >= length) {
+    if (offset >= length && length >= SHORT_COPY) {
       dst.copyWithin(d, d - offset, d - offset + length);
       d += length;
     } else {
-      for (let i = 0; i < length; i += 1, d += 1) dst[d] = dst[d - offset]!;
+      // Byte by byte: an overlapping match repeats what it copies; a short one is faster so.
+      for (const end = d + length; d < end; d += 1) dst[d] = dst[d - offset]!;
     }
   }
   return d;
@@ -119,7 +126,7 @@ export function decodeLz4Frame(src: Uint8Array, expectedLength?: number): Uint8A
     contentSize = Number(view.getBigUint64(6, true));
     at = 14;
   }
-  if (src[at] !== ((xxh32(0, src, 4, at - 4) >>> 8) & 0xff)) throw new Lz4FrameError('frame header checksum mismatch');
+  if (src[at] !== ((xxh32(src, 4, at - 4) >>> 8) & 0xff)) throw new Lz4FrameError('frame header checksum mismatch');
   at += 1;
   const size = contentSize ?? expectedLength;
   if (size === undefined) throw new Lz4FrameError('frame states no content size');
@@ -145,7 +152,7 @@ export function decodeLz4Frame(src: Uint8Array, expectedLength?: number): Uint8A
   if (written !== size) throw new Lz4FrameError(`content is ${written} bytes, not ${size}`);
   if (flg & FLG_CONTENT_CHECKSUM) {
     if (at + 4 > src.length) throw new Lz4FrameError('the content checksum runs past the frame');
-    if (view.getUint32(at, true) !== xxh32(0, out, 0, out.length) >>> 0) throw new Lz4FrameError('content checksum mismatch');
+    if (view.getUint32(at, true) !== xxh32(out)) throw new Lz4FrameError('content checksum mismatch');
   }
   return out;
 }

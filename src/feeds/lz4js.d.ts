@@ -12,7 +12,9 @@ declare module 'lz4js' {
   export default lz4;
 }
 
+
+/** lz4js's own XXH32 (the tests hold ours to it). */
 declare module 'lz4js/xxh32.js' {
-  /** XXH32 of `src[index .. index + length)`. */
+  /** XXH32 of `src[index .. index + length)`, as a signed 32-bit number. */
   export function hash(seed: number, src: Uint8Array, index: number, length: number): number;
 }
