@@ -7,62 +7,81 @@
  *
  * Most rows already come in exchange order: they queue in a plain FIFO; only the rows that arrive out
  * of order go to a binary heap; the earlier head of the two is released first.
+ *
+ * Rows live in columns indexed by a slot number, not in an object each: a replay holds a few thousand
+ * rows at a time but passes millions through, and an object per row was a large part of its garbage.
+ * A slot stays its row's until the owner frees it (the replay keeps it while the committed-state book
+ * has still to apply the row).
  */
 
-export interface HeldRow {
-  readonly exchMs: number;
-  readonly seq: number;
-  readonly kind: number;
-  readonly side: number;
-  readonly price: bigint;
-  readonly qty: bigint;
-  readonly id: bigint;
-}
-
-const before = (a: HeldRow, b: HeldRow) => a.exchMs < b.exchMs || (a.exchMs === b.exchMs && a.seq < b.seq);
+/** No row: what `peek` and `pop` return when nothing is held. */
+export const NO_ROW = -1;
 
 export class ExchangeOrder {
-  /** Rows in exchange order as they came; `head` is the first not yet released. */
-  private readonly fifo: HeldRow[] = [];
+  /** The rows' columns, by slot. */
+  exchMs = new Float64Array(1024);
+  kind = new Uint8Array(1024);
+  side = new Int8Array(1024);
+  readonly price: bigint[] = [];
+  readonly qty: bigint[] = [];
+  readonly id: bigint[] = [];
+  /** File order, the tie-break of rows with one exchange time. */
+  private seq = new Float64Array(1024);
+  private pushed = 0;
+  private readonly free: number[] = [];
+  private used = 0;
+  /** Slots of rows in exchange order as they came; `head` is the first not yet released. */
+  private readonly fifo: number[] = [];
   private head = 0;
-  /** Rows that came after a later one: a binary min-heap. */
-  private readonly heap: HeldRow[] = [];
+  /** Slots of rows that came after a later one: a binary min-heap. */
+  private readonly heap: number[] = [];
 
   get size(): number {
     return this.fifo.length - this.head + this.heap.length;
   }
 
-  /** The earliest held row, or undefined. */
-  peek(): HeldRow | undefined {
-    const queued = this.fifo[this.head];
-    const out = this.heap[0];
-    if (queued === undefined) return out;
-    return out !== undefined && before(out, queued) ? out : queued;
-  }
-
-  push(row: HeldRow): void {
-    const last = this.fifo[this.fifo.length - 1];
-    if (this.fifo.length === this.head || last === undefined || last.exchMs <= row.exchMs) {
-      this.fifo.push(row);
-      return;
+  /** Holds a row; returns its slot. */
+  push(exchMs: number, kind: number, side: number, price: bigint, qty: bigint, id: bigint): number {
+    const slot = this.free.length > 0 ? this.free.pop()! : this.grow();
+    this.exchMs[slot] = exchMs;
+    this.seq[slot] = this.pushed += 1;
+    this.kind[slot] = kind;
+    this.side[slot] = side;
+    this.price[slot] = price;
+    this.qty[slot] = qty;
+    this.id[slot] = id;
+    const fifo = this.fifo;
+    if (this.head === fifo.length || this.exchMs[fifo[fifo.length - 1]!]! <= exchMs) {
+      fifo.push(slot);
+      return slot;
     }
     const heap = this.heap;
-    heap.push(row);
+    heap.push(slot);
     let at = heap.length - 1;
     while (at > 0) {
       const parent = (at - 1) >> 1;
       const up = heap[parent]!;
-      if (!before(row, up)) break;
+      if (!this.before(slot, up)) break;
       heap[at] = up;
       at = parent;
     }
-    heap[at] = row;
+    heap[at] = slot;
+    return slot;
   }
 
-  pop(): HeldRow | undefined {
-    const queued = this.fifo[this.head];
-    const out = this.heap[0];
-    if (queued !== undefined && (out === undefined || !before(out, queued))) {
+  /** The slot of the earliest held row, or NO_ROW. */
+  peek(): number {
+    const queued = this.head < this.fifo.length ? this.fifo[this.head]! : NO_ROW;
+    const out = this.heap.length > 0 ? this.heap[0]! : NO_ROW;
+    if (queued === NO_ROW) return out;
+    return out !== NO_ROW && this.before(out, queued) ? out : queued;
+  }
+
+  /** Releases the earliest held row: its slot (its columns stay readable until `free`), or NO_ROW. */
+  pop(): number {
+    const queued = this.head < this.fifo.length ? this.fifo[this.head]! : NO_ROW;
+    const out = this.heap.length > 0 ? this.heap[0]! : NO_ROW;
+    if (queued !== NO_ROW && (out === NO_ROW || !this.before(out, queued))) {
       this.head += 1;
       if (this.head === this.fifo.length) {
         this.fifo.length = 0;
@@ -73,25 +92,55 @@ export class ExchangeOrder {
       }
       return queued;
     }
-    return this.popHeap();
+    return out === NO_ROW ? NO_ROW : this.popHeap();
   }
 
-  private popHeap(): HeldRow | undefined {
+  /** Gives a released row's slot back. */
+  release(slot: number): void {
+    this.free.push(slot);
+  }
+
+  private before(a: number, b: number): boolean {
+    const exchMs = this.exchMs;
+    return exchMs[a]! < exchMs[b]! || (exchMs[a] === exchMs[b] && this.seq[a]! < this.seq[b]!);
+  }
+
+  private grow(): number {
+    const slot = this.used++;
+    if (slot === this.exchMs.length) {
+      const grown = (from: Float64Array) => {
+        const to = new Float64Array(from.length * 2);
+        to.set(from);
+        return to;
+      };
+      this.exchMs = grown(this.exchMs);
+      this.seq = grown(this.seq);
+      const kind = new Uint8Array(slot * 2);
+      kind.set(this.kind);
+      this.kind = kind;
+      const side = new Int8Array(slot * 2);
+      side.set(this.side);
+      this.side = side;
+    }
+    return slot;
+  }
+
+  private popHeap(): number {
     const heap = this.heap;
-    const top = heap[0];
-    const last = heap.pop();
-    if (heap.length === 0 || last === undefined) return top;
+    const top = heap[0]!;
+    const last = heap.pop()!;
+    if (heap.length === 0) return top;
     let at = 0;
     for (;;) {
       const left = 2 * at + 1;
       const right = left + 1;
       let least = last;
       let next = -1;
-      if (left < heap.length && before(heap[left]!, least)) {
+      if (left < heap.length && this.before(heap[left]!, least)) {
         least = heap[left]!;
         next = left;
       }
-      if (right < heap.length && before(heap[right]!, least)) {
+      if (right < heap.length && this.before(heap[right]!, least)) {
         least = heap[right]!;
         next = right;
       }

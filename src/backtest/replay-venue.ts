@@ -30,7 +30,7 @@ import { FeedEventKind } from '../feeds/feed-event.ts';
 import { msReader } from '../feeds/ns-to-ms.ts';
 import type { SimReplay } from '../sim/sim-service.ts';
 import type { QueueModel } from './queue-model.ts';
-import { ExchangeOrder, type HeldRow } from './exchange-order.ts';
+import { ExchangeOrder, NO_ROW } from './exchange-order.ts';
 import { OwnOrderFills } from './own-order-fills.ts';
 import { replayMarketData } from './replay-market-data.ts';
 import { ReplayBook, type BookSideName, type LevelChange } from './replay-book.ts';
@@ -89,6 +89,7 @@ type PendingEvent =
   | { readonly type: 'level'; readonly change: LevelChange }
   | { readonly type: 'trade'; readonly takerSide: OrderSide; readonly price: bigint; readonly size: bigint; readonly recordedOwn: bigint }
   | { readonly type: 'checkpoint' };
+const CHECKPOINT: PendingEvent = { type: 'checkpoint' };
 
 
 export interface ReplayVenue {
@@ -115,11 +116,16 @@ export interface ReplayVenue {
  */
 export function createReplayVenue(params: ReplayVenueParameters): ReplayVenue {
   const { spec, clock, queueModel, unitsPerTick, unitsPerLot } = params;
+  // Feed units to venue units (one bigint less per row where they are the same).
+  const toPriceUnits = unitsPerTick === 1n ? (price: bigint) => price : (price: bigint) => price * unitsPerTick;
+  const toSizeUnits = unitsPerLot === 1n ? (size: bigint) => size : (size: bigint) => size * unitsPerLot;
   const book = new ReplayBook();
   /** The book as committed-state depth polls see it: the same rows, `committedLagMs` later. */
   const committedBook = new ReplayBook();
   const lagMs = params.committedLagMs ?? 0;
-  const delayed: { dueMs: number; kind: number; side: number; price: bigint; qty: bigint; id: bigint; exchMs: number }[] = [];
+  /** The rows held in exchange order, then (their slots) until the committed book has applied them. */
+  const held = new ExchangeOrder();
+  const delayed: number[] = [];
   let delayedAt = 0;
   const history = new MarketHistory([spec], REPLAY_TAPE_TRADES);
   const stats: ReplayStats = { rows: 0, trades: 0, fills: 0, filledSize: 0n, bookGaps: 0, firstMs: undefined, lastMs: undefined };
@@ -179,61 +185,63 @@ export function createReplayVenue(params: ReplayVenueParameters): ReplayVenue {
     history.recordFill(fill, lastTradeMs);
   };
 
-  /** The rows that shape what depth polls show, applied to `target` (the committed book, later). */
-  const applyToBook = (target: ReplayBook, kind: number, sideSign: number, price: bigint, qty: bigint, id: bigint, exchMs: number): void => {
-    const side: BookSideName = sideSign > 0 ? 'bids' : 'asks';
-    if (kind === FeedEventKind.BOOK_CLEAR || kind === FeedEventKind.BOOK_GAP) target.clear();
-    else if (kind === FeedEventKind.LEVEL) target.setLevel(side, price * unitsPerTick, qty * unitsPerLot);
-    else if (kind === FeedEventKind.CHECKPOINT) target.checkpoint(id, exchMs);
-    else if (kind === FeedEventKind.OWN_ORDER) target.ownOrder(id, side, price * unitsPerTick, qty * unitsPerLot);
-    else if (kind === FeedEventKind.OWN_CANCEL) target.ownReduced(id);
-    else if (kind === FeedEventKind.OWN_FILL) target.ownReduced(id, qty * unitsPerLot);
+  /** The row of `slot` applied to the committed book (a row that shapes what depth polls show), then let go. */
+  const applyToCommitted = (slot: number): void => {
+    const kind = held.kind[slot]!;
+    const side: BookSideName = held.side[slot]! > 0 ? 'bids' : 'asks';
+    if (kind === FeedEventKind.BOOK_CLEAR || kind === FeedEventKind.BOOK_GAP) committedBook.clear();
+    else if (kind === FeedEventKind.LEVEL) committedBook.setLevel(side, held.price[slot]!, held.qty[slot]!);
+    else if (kind === FeedEventKind.CHECKPOINT) committedBook.checkpoint(held.id[slot]!, held.exchMs[slot]!);
+    else if (kind === FeedEventKind.OWN_ORDER) committedBook.ownOrder(held.id[slot]!, side, held.price[slot]!, held.qty[slot]!);
+    else if (kind === FeedEventKind.OWN_CANCEL) committedBook.ownReduced(held.id[slot]!);
+    else if (kind === FeedEventKind.OWN_FILL) committedBook.ownReduced(held.id[slot]!, held.qty[slot]!);
+    held.release(slot);
   };
   /** Moves the committed book up to now. */
   const drainCommitted = () => {
-    const now = clock.now();
-    while (delayedAt < delayed.length && delayed[delayedAt]!.dueMs <= now) {
-      const row = delayed[delayedAt++]!;
-      applyToBook(committedBook, row.kind, row.side, row.price, row.qty, row.id, row.exchMs);
-    }
+    const dueBefore = clock.now() - lagMs;
+    while (delayedAt < delayed.length && held.exchMs[delayed[delayedAt]!]! <= dueBefore) applyToCommitted(delayed[delayedAt++]!);
     if (delayedAt > 4096) {
       delayed.splice(0, delayedAt);
       delayedAt = 0;
     }
   };
 
-  /** Applies one row (already due). */
-  const apply = (kind: number, sideSign: number, price: bigint, qty: bigint, id: bigint, exchMs: number, trading: boolean): void => {
+  /** Applies the row of `slot` (already due; price and size in venue units). */
+  const apply = (slot: number, trading: boolean): void => {
+    const kind = held.kind[slot]!;
+    const sideSign = held.side[slot]!;
+    const price = held.price[slot]!;
+    const qty = held.qty[slot]!;
+    const id = held.id[slot]!;
+    const exchMs = held.exchMs[slot]!;
     const side: BookSideName = sideSign > 0 ? 'bids' : 'asks';
-    if (kind !== FeedEventKind.TRADE && kind !== FeedEventKind.OWN_TAKER_FILL && kind !== FeedEventKind.BBO && kind !== FeedEventKind.TRADE_GAP) {
-      delayed.push({ dueMs: exchMs + lagMs, kind, side: sideSign, price, qty, id, exchMs });
-    }
+    if (kind !== FeedEventKind.TRADE && kind !== FeedEventKind.OWN_TAKER_FILL && kind !== FeedEventKind.BBO && kind !== FeedEventKind.TRADE_GAP) delayed.push(slot);
+    else held.release(slot);
     switch (kind) {
       case FeedEventKind.BOOK_CLEAR:
         book.clear();
         return;
       case FeedEventKind.LEVEL: {
-        const units = price * unitsPerTick;
-        const change = book.setLevel(side, units, qty * unitsPerLot, trading && fills.restsAt(side, units));
+        const change = book.setLevel(side, price, qty, trading && fills.restsAt(side, price));
         if (change !== undefined) pending.push({ type: 'level', change });
         return;
       }
       case FeedEventKind.CHECKPOINT:
         book.checkpoint(id, exchMs);
         if (trading) {
-          pending.push({ type: 'checkpoint' });
+          pending.push(CHECKPOINT);
           queueDecision();
         }
         return;
       case FeedEventKind.TRADE: {
-        const units = qty * unitsPerLot;
-        const tape = book.tapeSize(price * unitsPerTick, units, exchMs);
+        const tape = book.tapeSize(price, qty, exchMs);
         if (tape === 0n) return;
         const takerSide: OrderSide = sideSign > 0 ? 'BUY' : 'SELL';
-        recordTape(id, takerSide, price * unitsPerTick, tape, exchMs);
+        recordTape(id, takerSide, price, tape, exchMs);
         stats.trades += 1;
         if (trading) {
-          pending.push({ type: 'trade', takerSide, price: price * unitsPerTick, size: tape, recordedOwn: book.ownMakerPart(price * unitsPerTick, tape, exchMs) });
+          pending.push({ type: 'trade', takerSide, price, size: tape, recordedOwn: book.ownMakerPart(price, tape, exchMs) });
           queueDecision();
         }
         return;
@@ -243,17 +251,17 @@ export function createReplayVenue(params: ReplayVenueParameters): ReplayVenue {
         book.clear();
         return;
       case FeedEventKind.OWN_ORDER:
-        book.ownOrder(id, side, price * unitsPerTick, qty * unitsPerLot);
+        book.ownOrder(id, side, price, qty);
         return;
       case FeedEventKind.OWN_CANCEL:
         book.ownReduced(id);
         return;
       case FeedEventKind.OWN_FILL:
-        book.ownReduced(id, qty * unitsPerLot);
-        book.ownMakerFill(price * unitsPerTick, qty * unitsPerLot, exchMs);
+        book.ownReduced(id, qty);
+        book.ownMakerFill(price, qty, exchMs);
         return;
       case FeedEventKind.OWN_TAKER_FILL:
-        book.ownTakerFill(price * unitsPerTick, qty * unitsPerLot, exchMs);
+        book.ownTakerFill(price, qty, exchMs);
         return;
       default:
         return;
@@ -304,8 +312,6 @@ export function createReplayVenue(params: ReplayVenueParameters): ReplayVenue {
     async run() {
       const fromMs = params.fromMs ?? Number.NEGATIVE_INFINITY;
       const toMs = params.toMs ?? Number.POSITIVE_INFINITY;
-      const held = new ExchangeOrder();
-      let seq = 0;
       /**
        * A row is applied just before the block of its exchange time, so that a fill it decides
        * executes in that block, as the recorded trade did. Returns the time to wait for first, when
@@ -318,13 +324,13 @@ export function createReplayVenue(params: ReplayVenueParameters): ReplayVenue {
         const next = clock.nextDueTime();
         return next !== undefined && next <= exchMs - 1 ? exchMs - 1 : undefined;
       };
-      const play = (row: HeldRow): void => {
-        const { exchMs } = row;
+      const play = (slot: number): void => {
+        const exchMs = held.exchMs[slot]!;
         stats.rows += 1;
         stats.firstMs ??= exchMs;
         stats.lastMs = exchMs;
         drainCommitted();
-        apply(row.kind, row.side, row.price, row.qty, row.id, exchMs, exchMs >= fromMs);
+        apply(slot, exchMs >= fromMs);
       };
       /**
        * Plays the held rows up to `safeMs` (all of them at the feed's end) while none has to wait;
@@ -332,11 +338,12 @@ export function createReplayVenue(params: ReplayVenueParameters): ReplayVenue {
        */
       const PAST_END = -1;
       const release = (safeMs: number): number | undefined => {
-        for (let row = held.peek(); row !== undefined && row.exchMs <= safeMs; row = held.peek()) {
-          if (row.exchMs >= toMs) return PAST_END;
-          const wait = waitFor(row.exchMs);
+        for (let slot = held.peek(); slot !== NO_ROW && held.exchMs[slot]! <= safeMs; slot = held.peek()) {
+          const exchMs = held.exchMs[slot]!;
+          if (exchMs >= toMs) return PAST_END;
+          const wait = waitFor(exchMs);
           if (wait !== undefined) return wait;
-          play(held.pop()!);
+          play(held.pop());
         }
         return undefined;
       };
@@ -345,7 +352,7 @@ export function createReplayVenue(params: ReplayVenueParameters): ReplayVenue {
         const exchMsAt = msReader(rows.exchTs);
         const localMsAt = msReader(rows.localTs);
         for (let i = 0; i < rows.length; i += 1) {
-          held.push({ exchMs: exchMsAt(i), seq: (seq += 1), kind: kind[i]!, side: side[i]!, price: price[i]!, qty: qty[i]!, id: id[i]! });
+          held.push(exchMsAt(i), kind[i]!, side[i]!, toPriceUnits(price[i]!), toSizeUnits(qty[i]!), id[i]!);
           const safeMs = localMsAt(i) - MAX_RECEIVE_LAG_MS;
           // Once waited for, the row is due (nothing comes before it on the clock): the next release plays it.
           for (let wait = release(safeMs); wait !== undefined; wait = release(safeMs)) {

@@ -1,34 +1,54 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ExchangeOrder, type HeldRow } from '../../src/backtest/exchange-order.ts';
+import { ExchangeOrder, NO_ROW } from '../../src/backtest/exchange-order.ts';
 
-const row = (exchMs: number, seq: number): HeldRow => ({ exchMs, seq, kind: 2, side: 1, price: 1n, qty: 1n, id: BigInt(seq) });
-const earliest = (rows: readonly HeldRow[]) => rows.reduce((a, b) => (b.exchMs < a.exchMs || (b.exchMs === a.exchMs && b.seq < a.seq) ? b : a));
+interface Row {
+  readonly exchMs: number;
+  readonly seq: number;
+}
+const earliest = (rows: readonly Row[]) => rows.reduce((a, b) => (b.exchMs < a.exchMs || (b.exchMs === a.exchMs && b.seq < a.seq) ? b : a));
 
 describe('ExchangeOrder', () => {
-  it('always releases the earliest held row (exchange time, then file order), pushes and pops interleaved', () => {
+  it('always releases the earliest held row (exchange time, then file order) with its columns, pushes and pops interleaved', () => {
     fc.assert(
       fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 50 }), fc.integer({ min: 0, max: 3 })), { maxLength: 300 }), (steps) => {
         const order = new ExchangeOrder();
-        const held: HeldRow[] = [];
+        const held: Row[] = [];
         let seq = 0;
         const popOne = () => {
           const expected = earliest(held);
-          expect(order.peek()).toBe(expected);
-          expect(order.pop()).toBe(expected);
+          const slot = order.peek();
+          expect(order.pop()).toBe(slot);
+          expect([order.exchMs[slot], order.id[slot], order.kind[slot], order.side[slot], order.price[slot], order.qty[slot]]).toEqual([
+            expected.exchMs,
+            BigInt(expected.seq),
+            expected.seq % 11,
+            (expected.seq % 3) - 1,
+            BigInt(expected.seq * 7),
+            BigInt(expected.seq * 13),
+          ]);
+          // Slots are reused once given back: the next rows overwrite this one's columns.
+          order.release(slot);
           held.splice(held.indexOf(expected), 1);
         };
         for (const [exchMs, pops] of steps) {
-          const pushed = row(exchMs, (seq += 1));
-          order.push(pushed);
-          held.push(pushed);
+          seq += 1;
+          order.push(exchMs, seq % 11, (seq % 3) - 1, BigInt(seq * 7), BigInt(seq * 13), BigInt(seq));
+          held.push({ exchMs, seq });
           for (let i = 0; i < pops && held.length > 0; i += 1) popOne();
           expect(order.size).toBe(held.length);
         }
         while (held.length > 0) popOne();
-        expect(order.pop()).toBeUndefined();
+        expect(order.peek()).toBe(NO_ROW);
+        expect(order.pop()).toBe(NO_ROW);
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('keeps rows apart across growth of its columns', () => {
+    const order = new ExchangeOrder();
+    for (let i = 0; i < 5_000; i += 1) order.push(5_000 - i, 1, 1, BigInt(i), 0n, BigInt(i));
+    for (let i = 4_999; i >= 0; i -= 1) expect(order.id[order.pop()]).toBe(BigInt(i));
   });
 });
