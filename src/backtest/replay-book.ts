@@ -26,12 +26,16 @@ interface OwnRecordedFill {
 /** How far apart (exchange time) a recorded own taker fill and its trade on the tape may be. */
 const OWN_FILL_MATCH_MS = 5_000;
 
+/**
+ * Levels are keyed by price as a number: prices are uint32 price units (exact as doubles), and a Map
+ * finds a small-integer key far faster than a bigint one. Sizes stay bigints.
+ */
 export class ReplayBook {
-  private readonly recorded = { bids: new Map<bigint, bigint>(), asks: new Map<bigint, bigint>() };
+  private readonly recorded = { bids: new Map<number, bigint>(), asks: new Map<number, bigint>() };
   /** The recorded bot's own resting size per price. */
-  private readonly own = { bids: new Map<bigint, bigint>(), asks: new Map<bigint, bigint>() };
+  private readonly own = { bids: new Map<number, bigint>(), asks: new Map<number, bigint>() };
   /** What the replayed bot's takers took per price, until the recording updates the level. */
-  private readonly consumed = { bids: new Map<bigint, bigint>(), asks: new Map<bigint, bigint>() };
+  private readonly consumed = { bids: new Map<number, bigint>(), asks: new Map<number, bigint>() };
   private readonly ownOrders = new Map<bigint, { side: BookSideName; price: bigint; remaining: bigint }>();
   private readonly ownTakerFills: OwnRecordedFill[] = [];
   private readonly ownMakerFills: OwnRecordedFill[] = [];
@@ -50,7 +54,11 @@ export class ReplayBook {
 
   /** Displayed size at `price` on `side`: recorded, less the recorded bot's own, less what the replayed bot took. */
   displayed(side: BookSideName, price: bigint): bigint {
-    const size = (this.recorded[side].get(price) ?? 0n) - (this.own[side].get(price) ?? 0n) - (this.consumed[side].get(price) ?? 0n);
+    return this.displayedAt(side, Number(price));
+  }
+
+  private displayedAt(side: BookSideName, at: number): bigint {
+    const size = (this.recorded[side].get(at) ?? 0n) - (this.own[side].get(at) ?? 0n) - (this.consumed[side].get(at) ?? 0n);
     return size > 0n ? size : 0n;
   }
 
@@ -71,20 +79,18 @@ export class ReplayBook {
    */
   setLevel(side: BookSideName, price: bigint, size: bigint, report = false): LevelChange | undefined {
     this.version += 1;
-    const before = report ? this.displayed(side, price) : 0n;
-    const known = this.recorded[side].has(price);
+    const at = Number(price);
+    const before = report ? this.displayedAt(side, at) : 0n;
+    const recorded = this.recorded[side];
     if (size === 0n) {
-      if (known) {
-        this.recorded[side].delete(price);
-        this.prices[side].splice(this.indexOf(side, Number(price)), 1);
-      }
+      if (recorded.delete(at)) this.prices[side].splice(this.indexOf(side, at), 1);
     } else {
-      if (!known) this.prices[side].splice(this.indexOf(side, Number(price)), 0, Number(price));
-      this.recorded[side].set(price, size);
+      if (!recorded.has(at)) this.prices[side].splice(this.indexOf(side, at), 0, at);
+      recorded.set(at, size);
     }
-    if (this.consumed[side].size > 0) this.consumed[side].delete(price);
+    if (this.consumed[side].size > 0) this.consumed[side].delete(at);
     if (!report) return undefined;
-    const after = this.displayed(side, price);
+    const after = this.displayedAt(side, at);
     return before === after ? undefined : { side, price, before, after };
   }
 
@@ -96,7 +102,8 @@ export class ReplayBook {
   /** The replayed bot's taker took `size` at `price` of `side`'s displayed depth. */
   consume(side: BookSideName, price: bigint, size: bigint): void {
     this.version += 1;
-    this.consumed[side].set(price, (this.consumed[side].get(price) ?? 0n) + size);
+    const at = Number(price);
+    this.consumed[side].set(at, (this.consumed[side].get(at) ?? 0n) + size);
   }
 
   ownOrder(orderId: bigint, side: BookSideName, price: bigint, size: bigint): void {
@@ -140,9 +147,10 @@ export class ReplayBook {
 
   private adjustOwn(side: BookSideName, price: bigint, by: bigint): void {
     this.version += 1;
-    const next = (this.own[side].get(price) ?? 0n) + by;
-    if (next <= 0n) this.own[side].delete(price);
-    else this.own[side].set(price, next);
+    const at = Number(price);
+    const next = (this.own[side].get(at) ?? 0n) + by;
+    if (next <= 0n) this.own[side].delete(at);
+    else this.own[side].set(at, next);
   }
 
   /** Where `price` is, or would go, in `side`'s sorted prices (binary search). */
@@ -164,18 +172,16 @@ export class ReplayBook {
     const out: (readonly [bigint, bigint])[] = [];
     for (const at of this.prices[side]) {
       if (out.length >= limit) break;
-      const price = BigInt(at);
-      const size = this.displayed(side, price);
-      if (size > 0n) out.push([price, size]);
+      const size = this.displayedAt(side, at);
+      if (size > 0n) out.push([BigInt(at), size]);
     }
     return out;
   }
 
   best(side: BookSideName): readonly [bigint, bigint] | undefined {
     for (const at of this.prices[side]) {
-      const price = BigInt(at);
-      const size = this.displayed(side, price);
-      if (size > 0n) return [price, size];
+      const size = this.displayedAt(side, at);
+      if (size > 0n) return [BigInt(at), size];
     }
     return undefined;
   }
@@ -190,9 +196,8 @@ export class ReplayBook {
     const limit = Number(limitPrice);
     for (const at of this.prices[side]) {
       if (takerSide === 'BUY' ? at > limit : at < limit) break;
-      const price = BigInt(at);
-      const size = this.displayed(side, price);
-      if (size > 0n) out.push([price, size]);
+      const size = this.displayedAt(side, at);
+      if (size > 0n) out.push([BigInt(at), size]);
     }
     return out;
   }
