@@ -165,7 +165,7 @@ export {
   type PlaceAndCancel,
   type ReplaceSlots,
 } from './strategy/intents.ts';
-export type { OwnFill, OwnMarketState, OwnOrder, StrategyContext, StrategyMarket } from './strategy/strategy-context.ts';
+export type { IntentFateReport, KillSwitchTrigger, OwnFill, OwnMarketState, OwnOrder, StrategyContext, StrategyMarket, TradingState } from './strategy/strategy-context.ts';
 export { defineStrategy, isStrategyDefinition, type DefineStrategyParameters, type StrategyDefinition } from './strategy/define-strategy.ts';
 export {
   loadRunStrategies,

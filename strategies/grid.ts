@@ -5,9 +5,10 @@
  * is left empty and the ask one step above sells what was bought, one step higher (and the other
  * way round). `mode: static` keeps the center (the `center` param, or the first mid); `recenter`
  * moves it to the mid when the mid is more than `recenterBps` (default: the grid's half-width) from
- * it. docs/strategies.md, "grid".
+ * it. While the engine's trading state is not ACTIVE (the kill switch tripped, the run stopping) it
+ * cancels its orders and places nothing new. docs/strategies.md, "grid".
  */
-import { combineLatest, filter, map, merge, scan, type Observable } from 'rxjs';
+import { combineLatest, filter, map, merge, scan, withLatestFrom, type Observable } from 'rxjs';
 import {
   BaseError,
   createQuoteManager,
@@ -23,7 +24,7 @@ import {
   type Logger,
   type MarketSpec,
   type QuoteLevel,
-  type StrategyMarket,
+  type StrategyMarket, type TradingState
 } from 'clobbot';
 
 export const gridParams = z
@@ -88,7 +89,10 @@ export function gridQuotes(prices: readonly bigint[], mid: Decimal, size: bigint
   return { bids, asks };
 }
 
-function gridMarket(market: StrategyMarket, params: GridParams, log: Logger): Observable<Intent> {
+/** No orders: what the grid wants while it may not add risk. */
+const NO_QUOTES: DesiredQuotes = Object.freeze({ bids: [], asks: [] });
+
+function gridMarket(market: StrategyMarket, params: GridParams, tradingState$: Observable<TradingState>, log: Logger): Observable<Intent> {
   const spec: MarketSpec = market.spec;
   const size = toUnits(params.size, spec.sizePrecision, 'down');
   if (size < spec.minSize || size > spec.maxSize) {
@@ -117,8 +121,14 @@ function gridMarket(market: StrategyMarket, params: GridParams, log: Logger): Ob
     scan(nextGrid, undefined),
     filter((grid): grid is Grid => grid !== undefined),
   );
+  // Not ACTIVE (HALTED: the kill switch tripped, or the run is stopping): no orders wanted, so the
+  // resting ones are cancelled and nothing is placed. The change itself sends nothing: the engine
+  // cancels every order on a kill or a stop, and the next mid or own state (the engine's cancels in
+  // flight: the quote manager waits for them) cancels whatever is still resting.
+  const active$ = tradingState$.pipe(map((trading) => trading.state === 'ACTIVE'));
   return combineLatest([grid$, market.state$]).pipe(
-    map(([grid, state]) => quotes.update(state, gridQuotes(grid.prices, grid.mid, size))),
+    withLatestFrom(active$),
+    map(([[grid, state], active]) => quotes.update(state, active ? gridQuotes(grid.prices, grid.mid, size) : NO_QUOTES)),
     filter((intent): intent is NonNullable<typeof intent> => intent !== undefined),
   );
 }
@@ -134,5 +144,5 @@ interface Grid {
 export default defineStrategy({
   name: 'grid',
   params: gridParams,
-  create: (ctx) => merge(...[...ctx.markets.values()].map((market) => gridMarket(market, ctx.params, ctx.logger))),
+  create: (ctx) => merge(...[...ctx.markets.values()].map((market) => gridMarket(market, ctx.params, ctx.tradingState$, ctx.logger))),
 });

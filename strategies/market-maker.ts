@@ -3,11 +3,13 @@
  * `spreadBps` from it and each next `levelSpacingBps` further, `size` each; the quotes shift toward
  * the inventory target by up to `skewBps`; a side whose fills would take the position beyond
  * `maxInventory` is not quoted; a resting quote is replaced only when it is more than
- * `requoteThresholdBps` from where it should be. docs/strategies.md, "market-maker".
+ * `requoteThresholdBps` from where it should be. While the engine's trading state is not ACTIVE (the
+ * kill switch tripped, the run stopping) it pulls its quotes and places nothing new.
+ * docs/strategies.md, "market-maker".
  *
  * Written only against the public API, as users write theirs (rxjs for the streams).
  */
-import { combineLatest, filter, map, merge, tap, type Observable } from 'rxjs';
+import { combineLatest, filter, map, merge, tap, withLatestFrom, type Observable } from 'rxjs';
 import {
   BaseError,
   createQuoteManager,
@@ -26,7 +28,7 @@ import {
   type MarketSpec,
   type OrderBookView,
   type QuoteLevel,
-  type StrategyMarket,
+  type StrategyMarket, type TradingState
 } from 'clobbot';
 
 const bps = () => z.number().min(0).max(5_000);
@@ -131,7 +133,10 @@ export function marketMakerQuotes(book: OrderBookView, position: bigint, units: 
   return { bids, asks };
 }
 
-function quoteMarket(market: StrategyMarket, params: MarketMakerParams, log: Logger): Observable<Intent> {
+/** No quotes: what the strategy wants while it may not add risk. */
+const NO_QUOTES: DesiredQuotes = Object.freeze({ bids: [], asks: [] });
+
+function quoteMarket(market: StrategyMarket, params: MarketMakerParams, tradingState$: Observable<TradingState>, log: Logger): Observable<Intent> {
   const units = marketMakerUnits(market.spec, params);
   const quotes = createQuoteManager({
     market: market.spec,
@@ -153,8 +158,14 @@ function quoteMarket(market: StrategyMarket, params: MarketMakerParams, log: Log
     }
     return last.quotes;
   };
+  // Not ACTIVE (HALTED: the kill switch tripped, or the run is stopping): no quotes wanted, so the
+  // resting ones are cancelled and nothing is placed. The change itself sends nothing: the engine
+  // cancels every order on a kill or a stop, and the next book or own state (the engine's cancels in
+  // flight: the quote manager waits for them) cancels whatever is still resting.
+  const active$ = tradingState$.pipe(map((trading) => trading.state === 'ACTIVE'));
   return combineLatest([market.feed.book$, market.state$]).pipe(
-    map(([book, state]) => quotes.update(state, desired(book, state.position))),
+    withLatestFrom(active$),
+    map(([[book, state], active]) => quotes.update(state, active ? desired(book, state.position) : NO_QUOTES)),
     filter((intent): intent is NonNullable<typeof intent> => intent !== undefined),
     tap((intent) => log.debug({ market: market.spec.symbol, type: intent.type }, 'requote')),
   );
@@ -163,5 +174,5 @@ function quoteMarket(market: StrategyMarket, params: MarketMakerParams, log: Log
 export default defineStrategy({
   name: 'market-maker',
   params: marketMakerParams,
-  create: (ctx) => merge(...[...ctx.markets.values()].map((market) => quoteMarket(market, ctx.params, ctx.logger))),
+  create: (ctx) => merge(...[...ctx.markets.values()].map((market) => quoteMarket(market, ctx.params, ctx.tradingState$, ctx.logger))),
 });

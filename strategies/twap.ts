@@ -8,7 +8,9 @@
  *   `limitPrice`), re-priced and re-sized at each slice to what is missing.
  * It stops when its own fills reach the quantity (or what is left is below the market's minimum
  * size), or when the window ends; in limit mode it cancels its resting order first. Then its intent
- * stream completes. docs/strategies.md, "twap".
+ * stream completes. While the engine's trading state is not ACTIVE (the kill switch tripped, the run
+ * stopping) its slices place nothing; in limit mode they cancel the resting order instead.
+ * docs/strategies.md, "twap".
  */
 import { filter, Observable, Subscription, take, timer } from 'rxjs';
 import {
@@ -78,6 +80,8 @@ export default defineStrategy({
       let state: OwnMarketState | undefined;
       let executed = 0n;
       let finished = false;
+      /** False while the engine's trading state is not ACTIVE: nothing is placed. */
+      let active = true;
       /**
        * IOC slices whose fills may still be on their way: fills reach a strategy seconds after the
        * block (order events), so without this the next slice would send the same quantity again.
@@ -123,6 +127,15 @@ export default defineStrategy({
           log.debug({ slice: index }, 'twap: a request is pending; the next slice catches up');
           return;
         }
+        if (!active) {
+          // Nothing new while the engine places nothing; limit mode pulls its resting order.
+          log.debug({ slice: index }, 'twap: trading is not active; the slice places nothing');
+          if (params.mode === 'limit') {
+            const intent = quotes.update(state, { bids: [], asks: [] });
+            if (intent !== undefined) subscriber.next(intent);
+          }
+          return;
+        }
         const missing = twapDue(quantity, params.slices, index) - executed - inFlight();
         const size = missing > spec.maxSize ? spec.maxSize : missing;
         if (params.mode === 'ioc') {
@@ -166,6 +179,7 @@ export default defineStrategy({
         );
       };
 
+      subscriptions.add(ctx.tradingState$.subscribe((trading) => (active = trading.state === 'ACTIVE')));
       subscriptions.add(market.feed.book$.subscribe((value) => (book = value)));
       subscriptions.add(market.state$.subscribe((value) => (state = value)));
       subscriptions.add(

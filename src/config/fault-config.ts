@@ -19,6 +19,10 @@ const settingFields = {
   outcomeDelayMs: delay,
   /** Fraction of outcomes never sent. */
   withholdOutcomesRate: rate,
+  /** Fraction of outcomes sent twice: the identical frame again 1 ms after the first (DUPLICATE_OUTCOME_GAP_MS). */
+  duplicateOutcomesRate: rate,
+  /** Fraction of outcomes held back until the connection's next outcome is sent, then sent right behind it (at most REORDER_MAX_HOLD_MS). */
+  reorderOutcomesRate: rate,
   /** Fraction of relay requests answered UNKNOWN (BROADCAST_RESULT_UNKNOWN) after broadcasting. */
   unknownResponseRate: rate,
   /** Fraction of relay requests answered REJECTED INTERNAL_ERROR without being broadcast. */
@@ -33,6 +37,8 @@ const settingFields = {
   marketDataRetryAfterSec: intInRange(1, 3600),
   /** Extra delay of every market-data response (ms). */
   marketDataDelayMs: delay,
+  /** Every order event shows in order-events answers only this long after its block (ms): a lagging indexer. */
+  orderEventsDelayMs: delay,
 } as const;
 
 /** The settings with every fault off. */
@@ -40,6 +46,8 @@ export const FAULTS_OFF = Object.freeze({
   dropWebSocketsEveryMs: 0,
   outcomeDelayMs: 0,
   withholdOutcomesRate: 0,
+  duplicateOutcomesRate: 0,
+  reorderOutcomesRate: 0,
   unknownResponseRate: 0,
   rejectResponseRate: 0,
   relayDelayMs: 0,
@@ -47,6 +55,7 @@ export const FAULTS_OFF = Object.freeze({
   marketDataRateLimitRate: 0,
   marketDataRetryAfterSec: 1,
   marketDataDelayMs: 0,
+  orderEventsDelayMs: 0,
 } as const satisfies Record<keyof typeof settingFields, number>);
 
 /** A change of some settings (strict: an unknown key is an error at that key). */
@@ -64,7 +73,9 @@ const count = intInRange(1, 1_000_000).default(1);
 
 /**
  * zod: one fault action, applied at once. Counted actions touch the next `count` relay submissions,
- * outcomes or market-data requests, in arrival order, before the standing rates are drawn.
+ * outcomes, market-data requests or order events, in arrival order, before the standing rates are
+ * drawn. The outcome actions (withhold, delay, duplicate, reorder) share one queue: each outcome
+ * takes at most one of them, in the order they were applied.
  */
 export const faultActionSchema = z.discriminatedUnion('action', [
   /** Cut every relay WebSocket without a close frame (the client sees 1006). */
@@ -75,6 +86,15 @@ export const faultActionSchema = z.discriminatedUnion('action', [
   z.strictObject({ action: z.literal('expire-tokens') }),
   z.strictObject({ action: z.literal('withhold-outcomes'), count }),
   z.strictObject({ action: z.literal('delay-outcomes'), count, delayMs: delay }),
+  /** Outcomes sent twice: the identical frame again 1 ms after the first. */
+  z.strictObject({ action: z.literal('duplicate-outcomes'), count }),
+  /** Outcomes held back (still pending) until the connection's next outcome is sent, then sent right behind it; at most 1 s. */
+  z.strictObject({ action: z.literal('reorder-outcomes'), count }),
+  /**
+   * Order events shown only `delayMs` after their block (timestamps unchanged): the next `count`
+   * that order-events readers come upon, of blocks at or after the moment the action was applied.
+   */
+  z.strictObject({ action: z.literal('delay-order-events'), count, delayMs: delay }),
   /** BROADCAST submissions answered UNKNOWN BROADCAST_RESULT_UNKNOWN (still broadcast, not tracked). */
   z.strictObject({ action: z.literal('answer-unknown'), count }),
   /** Submissions answered REJECTED without being broadcast: INTERNAL_ERROR, or RATE_LIMITED with `retryAfterMs`. */

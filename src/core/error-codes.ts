@@ -75,6 +75,7 @@ export const errorCodes = {
   STRATEGY_INTENT_INVALID: 'A strategy emitted an intent that breaks a slot or market rule (slot >= 62 or twice, price off the tick, size out of range, empty).',
   QUOTES_INVALID: 'Desired quotes break a rule: more levels than maker slots, a price off the tick or out of range, a size outside minSize..maxSize.',
   STRATEGY_CHECK_INVALID: 'A checkStrategy script is malformed (unknown market, bad params, a crossed book, a fill of an empty slot), or the venue did not take its setup or a step in time.',
+  STRATEGY_PROPERTY_FAILED: 'assertStrategy found a scenario in which the strategy breaks an invariant (the report names it, its shrunk scenario and the seed and path that replay it).',
   // wallet keys, relay session and account setup
   CONFIG_WALLET_KEY_MISSING: 'The wallet key’s environment variable is not set (or empty), or its key file does not exist or cannot be read.',
   CONFIG_WALLET_KEY_INSECURE: 'The key file can be read or written by its group or by others (chmod 600 it), or is not a regular file.',

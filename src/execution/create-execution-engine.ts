@@ -57,6 +57,7 @@ export const DEFAULT_ENGINE_TUNING: Omit<EngineTuning, 'stopTimeoutMs'> = Object
   idlePollMs: 5_000,
   activeOrdersEveryMs: 15_000,
   eventsOverlapMs: 5_000,
+  eventsLookbackMs: 60_000,
   reconcileGraceMs: 10_000,
   eventLagMs: 3_000,
   reconcileQuietMs: 3_000,
@@ -248,6 +249,8 @@ class Engine implements ExecutionEngine {
   #polling: Promise<void> | undefined;
   #pollAgain = false;
   #eventsCursorMs = 0;
+  /** Where the first order-events read started: no read goes back further (older events are not this run's). */
+  #eventsFloorMs = 0;
   #nextActiveAt = 0;
   /** Markets whose slot view proved stale; those not yet `refreshed` get their active orders read at the next poll. */
   readonly #staleViews = new Map<Address, StaleView>();
@@ -260,7 +263,6 @@ class Engine implements ExecutionEngine {
   readonly #lingering = new Map<string, Subscription>();
   readonly #sweepTickets = new Set<Ticket>();
   #stopSweep = false;
-  #lastSweepAt = Number.NEGATIVE_INFINITY;
   readonly #waiters = new Set<() => void>();
 
   readonly #count = {
@@ -427,7 +429,9 @@ class Engine implements ExecutionEngine {
       parent.remaining -= 1;
       if (parent.remaining === 0) this.#report(parent.intent, parent.resolve, aggregateFate(parent.fates));
     }
-    if (this.#sweepTickets.delete(ticket)) this.#sweepSoon();
+    // The next sweep goes as soon as the last settled: one reverted on a stale view (a requote landed
+    // first) or one that left orders learnt since must not wait for a poll while orders rest.
+    if (this.#sweepTickets.delete(ticket)) this.#sweep();
     this.#publish();
     this.#wake();
   }
@@ -481,6 +485,7 @@ class Engine implements ExecutionEngine {
     this.#flushConfirmations();
     const now = clock.now();
     this.#eventsCursorMs = (oldest ?? now) - this.#tuning.eventsOverlapMs;
+    this.#eventsFloorMs = this.#eventsCursorMs;
     this.#log.info(
       {
         journal: journal.path,
@@ -503,7 +508,7 @@ class Engine implements ExecutionEngine {
         this.#portfolio.state$(market).subscribe(() => {
           this.#version += 1;
           if (this.#parked.length > 0) this.#kick();
-          if (this.killSwitch.isTripped() || this.#stopSweep) this.#sweepSoon();
+          if (this.killSwitch.isTripped() || this.#stopSweep) this.#sweep();
         }),
       );
     }
@@ -683,8 +688,16 @@ class Engine implements ExecutionEngine {
       return;
     }
     const now = clock.now();
-    const partial = intent.type === 'CancelAll' && ticket.parkedSince !== undefined && now - ticket.parkedSince >= this.#tuning.idWaitMs;
-    const planned = planIntent(intent, (market) => this.#portfolio.slotOrderIds(market), { partial });
+    const waitedOut = intent.type === 'CancelAll' && ticket.parkedSince !== undefined && now - ticket.parkedSince >= this.#tuning.idWaitMs;
+    // A sweep (kill switch, stop) cancels the slots whose ids it knows at once; the next sweep takes
+    // the rest once their ids arrive (order events come seconds after a block).
+    const partial = waitedOut || this.#sweepTickets.has(ticket);
+    let planned = planIntent(intent, (market) => this.#portfolio.slotOrderIds(market), { partial });
+    // A CancelAll while requests of its market are in flight waits for their outcomes (up to the id
+    // wait): a replacement landing first would change a slot it expects, and revert it whole.
+    if (planned.status === 'ready' && intent.type === 'CancelAll' && !waitedOut && intent.market !== undefined && this.#portfolio.state(intent.market).pendingRequests > 0) {
+      planned = { status: 'wait', slots: [] };
+    }
     switch (planned.status) {
       case 'unsupported':
         this.#settle(ticket, refused(new BaseError('INTENT_NOT_SUPPORTED_LIVE', `${intent.type} is not supported live`)));
@@ -700,13 +713,19 @@ class Engine implements ExecutionEngine {
         // not for nothing (it would be taken again at once, forever, without the clock moving).
         ticket.heldUntil = partial ? now + this.#tuning.pollMs : undefined;
         this.#parked.push(ticket);
-        if (intent.type === 'CancelAll') this.#wakeAtTime(ticket.heldUntil ?? ticket.parkedSince + this.#tuning.idWaitMs);
+        if (intent.type === 'CancelAll') {
+          this.#wakeAtTime(ticket.heldUntil ?? ticket.parkedSince + this.#tuning.idWaitMs);
+          // A cancel of everything is urgent (the kill switch, a stop): learn the ids now, not at the next poll.
+          this.#requestPoll(0);
+        }
         this.#log.debug({ slots: planned.slots, purpose: intent.purpose }, 'intent waits for the order ids of its slots');
         return;
       case 'ready':
         break;
     }
-    const heldUntil = this.#staleHold(planned.plan, now);
+    // A cancel (risk-reducing: the kill switch's, a stop's, a strategy's) never waits for a fresher
+    // view: a revert on a stale slot costs it a block, a hold seconds of an order left resting.
+    const heldUntil = ticket.riskReducing ? undefined : this.#staleHold(planned.plan, now);
     ticket.heldUntil = heldUntil;
     if (heldUntil !== undefined) {
       ticket.parkedVersion = this.#version;
@@ -1258,7 +1277,12 @@ class Engine implements ExecutionEngine {
     const { userData } = this.#params;
     const startedAt = clock.now();
     try {
-      const read = await userData.orderEventsSince(this.#eventsCursorMs);
+      const everyMarket = startedAt >= this.#nextActiveAt;
+      // With the active orders, the read goes back eventsLookbackMs: an event the index shows late,
+      // behind newer ones (before the cursor by then), is still found.
+      const lookbackFrom = startedAt - this.#tuning.eventsLookbackMs;
+      const fromMs = everyMarket ? Math.max(this.#eventsFloorMs, Math.min(this.#eventsCursorMs, lookbackFrom)) : this.#eventsCursorMs;
+      const read = await userData.orderEventsSince(fromMs);
       // Each read overlaps the last: only new events go on (the portfolio would recompute for nothing),
       // and only theirs are dated.
       let newest = Number.NEGATIVE_INFINITY;
@@ -1272,9 +1296,9 @@ class Engine implements ExecutionEngine {
       });
       this.#evidence.add(events);
       if (events.length > 0) this.#portfolio.applyOrderEvents(events);
-      this.#seenEvents.prune(this.#eventsCursorMs - this.#tuning.eventsOverlapMs);
+      // Kept for the next lookback too, so that it hands on only what is new.
+      this.#seenEvents.prune(Math.min(this.#eventsCursorMs - this.#tuning.eventsOverlapMs, lookbackFrom));
       if (Number.isFinite(newest)) this.#eventsCursorMs = Math.max(this.#eventsCursorMs, newest - this.#tuning.eventsOverlapMs);
-      const everyMarket = startedAt >= this.#nextActiveAt;
       if (everyMarket) this.#nextActiveAt = startedAt + this.#tuning.activeOrdersEveryMs;
       const unrefreshed: Address[] = [];
       for (const [market, stale] of this.#staleViews) if (!stale.refreshed) unrefreshed.push(market);
@@ -1382,13 +1406,6 @@ class Engine implements ExecutionEngine {
     }
   }
 
-  #sweepSoon(): void {
-    const { clock } = this.#context;
-    const at = this.#lastSweepAt + this.#tuning.pollMs;
-    if (clock.now() >= at) this.#sweep();
-    else this.#wakeAtTime(at);
-  }
-
   /** While the kill switch is tripped (or stop cancels): a CancelAll for each market with orders in known slots. */
   #sweep(): void {
     if (!(this.killSwitch.isTripped() || this.#stopSweep)) return;
@@ -1396,7 +1413,6 @@ class Engine implements ExecutionEngine {
     if (this.#sweepTickets.size > 0 || this.#broken !== undefined) return;
     const markets = this.#portfolio.markets().filter((market) => this.#portfolio.state(market).slots.some((slot) => slot !== null));
     if (markets.length === 0) return;
-    this.#lastSweepAt = this.#context.clock.now();
     const purpose = this.killSwitch.isTripped() ? 'kill-switch' : 'stop';
     for (const market of markets) {
       const intent: Intent = { type: 'CancelAll', market, purpose };

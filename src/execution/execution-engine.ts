@@ -14,28 +14,15 @@ import type { ResolvedNetwork } from '../config/network-config.ts';
 import type { Address } from '../protocol/encoding.ts';
 import type { IntentSigner } from '../protocol/intent-signing.ts';
 import type { Intent } from '../strategy/intents.ts';
-import type { OwnFill, OwnMarketState } from '../strategy/strategy-context.ts';
+import type { IntentFate, OwnFill, OwnMarketState } from '../strategy/strategy-context.ts';
 import type { MarketSpec } from '../protocol/market-spec.ts';
 import type { ActiveOrder, OrderEvent } from '../protocol/user-data.ts';
 import type { JournalFs } from './journal.ts';
 import type { KillSwitch } from './kill-switch.ts';
 import type { RelayTransport } from './relay-transport.ts';
 
-/** Where an intent ended up. Every intent given to `submit` gets exactly one final status. */
-export type IntentFate =
-  | { readonly status: 'CONFIRMED'; readonly requestId: string; readonly txHash: string }
-  /**
-   * REVERTED: executed and failed. DROPPED: not executed (the relay's DROPPED outcome, or
-   * reconciliation found no trace of it by its deadline; `txHash` is '' when none was ever learnt).
-   */
-  | { readonly status: 'REVERTED' | 'DROPPED'; readonly requestId: string; readonly txHash: string; readonly reason: string | null }
-  | { readonly status: 'REJECTED'; readonly requestId: string; readonly code: string; readonly message: string }
-  /** Refused before signing (risk rule, not supported live, kill switch): nothing was signed. */
-  | { readonly status: 'REFUSED'; readonly code: string; readonly message: string }
-  /** Dropped from the queue before signing (a newer intent of the same market and purpose). */
-  | { readonly status: 'SUPERSEDED' }
-  /** Nothing to sign: a CancelAll of markets where no order rests. */
-  | { readonly status: 'NOTHING_TO_DO'; readonly reason: string };
+/** Where an intent ended up (one definition, in the strategy layer that strategies read it from). */
+export type { IntentFate } from '../strategy/strategy-context.ts';
 
 export interface IntentReport {
   readonly intent: Intent;
@@ -100,6 +87,12 @@ export interface EngineTuning {
   readonly activeOrdersEveryMs: number;
   /** Each order-events read starts this far before the newest event seen, ms. Default 5000. */
   readonly eventsOverlapMs: number;
+  /**
+   * The read that comes with the periodic active-orders read (`activeOrdersEveryMs`) starts at least
+   * this far back, so that an event the index shows late, behind newer ones, is still applied, ms.
+   * Default 60 000.
+   */
+  readonly eventsLookbackMs: number;
   /** A request is settled "not executed" this long after its deadline with no trace, ms. Default 10 000. */
   readonly reconcileGraceMs: number;
   /** How long order events may lag the chain (the API caches 2 s), ms. Default 3000. */

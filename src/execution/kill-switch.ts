@@ -18,8 +18,9 @@ import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
 import { toUnits } from '../core/units.ts';
 import type { RiskConfig } from '../config/run-config.ts';
+import type { KillSwitchTrigger } from '../strategy/strategy-context.ts';
 
-export type KillSwitchTrigger = 'command' | 'file' | 'signal' | 'drawdown' | 'error-rate';
+export type { KillSwitchTrigger };
 
 export interface KillSwitchTrip {
   readonly trigger: KillSwitchTrigger;

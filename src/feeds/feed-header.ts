@@ -48,7 +48,7 @@ export const feedMarketSchema = z.strictObject({
     .optional(),
 });
 
-export const FEED_SOURCE_KINDS = ['recording', 'binance-capture', 'binance-trades', 'binance-klines', 'tardis'] as const;
+export const FEED_SOURCE_KINDS = ['recording', 'binance-capture', 'binance-trades', 'binance-klines', 'tardis', 'scenario'] as const;
 
 export const feedSourceSchema = z.strictObject({
   kind: z.enum(FEED_SOURCE_KINDS),

@@ -12,17 +12,26 @@
  *   same of a run that ended before that time. Quiet after a first intent is never an error (a
  *   TWAP between slices).
  * - Completing is the strategy saying it is done (`onComplete`); its orders stay until the run stops.
+ * - The context's `tradingState$` follows the run's (`tradingState$`: ACTIVE, then HALTED when the
+ *   kill switch trips) and turns HALTED ("the run is stopping") when the host stops, just before it
+ *   unsubscribes; it emits only changes, and once HALTED it stays. Its `fates$` is the engine's
+ *   `reports$` narrowed to the intents this host submitted, matched by identity.
  */
-import { Subscription, timer, type Observable } from 'rxjs';
+import { BehaviorSubject, Subject, Subscription, timer, type Observable } from 'rxjs';
 import { BaseError } from '../core/base-error.ts';
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
 import type { RandomSource } from '../core/random.ts';
 import type { Address } from '../protocol/encoding.ts';
-import type { IntentFate } from '../execution/execution-engine.ts';
+import type { IntentFate, IntentReport } from '../execution/execution-engine.ts';
 import type { Intent } from '../strategy/intents.ts';
 import type { LoadedStrategy } from '../strategy/load-strategy.ts';
-import type { StrategyContext, StrategyMarket } from '../strategy/strategy-context.ts';
+import type {
+  IntentFateReport,
+  StrategyContext,
+  StrategyMarket,
+  TradingState,
+} from '../strategy/strategy-context.ts';
 import { intentProblems } from '../strategy/intent-problems.ts';
 
 const INTENT_TYPES = new Set<string>(['PlaceAndCancel', 'ReplaceSlots', 'CancelTrigger', 'CancelAll', 'CreateBatchTrigger', 'CreateReplaceTrigger']);
@@ -45,6 +54,10 @@ export interface StrategyHostParameters {
   /** The run's logger; the strategy gets a child bound to its name. */
   readonly logger: Logger;
   readonly submit: (intent: Intent) => Promise<IntentFate>;
+  /** The engine's fate of every intent (`engine.reports$`): the host passes on those it submitted. */
+  readonly reports$: Observable<IntentReport>;
+  /** The run's trading state: the current one at once, then changes (the host adds HALTED when it stops). */
+  readonly tradingState$: Observable<TradingState>;
   /** Warn once when nothing was emitted this long after the start. */
   readonly idleWarnMs: number;
   /** Fail (STRATEGY_IDLE) when nothing was emitted this long after the start; undefined: never. */
@@ -64,8 +77,11 @@ export interface StrategyHost {
   idleError(afterMs: number): BaseError | undefined;
   /** Calls create and subscribes. */
   start(): void;
-  /** Unsubscribes. Idempotent. */
-  stop(): void;
+  /**
+   * Tells the strategy HALTED (`the run is stopping`, with `reason` when given) and unsubscribes;
+   * nothing it emits from then on is submitted. Idempotent.
+   */
+  stop(reason?: string): void;
 }
 
 function messageOf(error: unknown): string {
@@ -98,6 +114,15 @@ export function intentShapeProblems(intent: unknown, markets: ReadonlyMap<Addres
   }
 }
 
+const ACTIVE: TradingState = Object.freeze({ state: 'ACTIVE' });
+
+function sameTradingState(a: TradingState, b: TradingState): boolean {
+  if (a.state !== b.state) return false;
+  if (a.state === 'ACTIVE' || b.state === 'ACTIVE') return true;
+  if (a.reason !== b.reason) return false;
+  return a.state !== 'HALTED' || b.state !== 'HALTED' || a.trigger === b.trigger;
+}
+
 /** A short description of an intent for logs. */
 function describeIntent(intent: Intent): Record<string, unknown> {
   switch (intent.type) {
@@ -112,7 +137,7 @@ function describeIntent(intent: Intent): Record<string, unknown> {
 
 /**
  * @example
- * const host = createStrategyHost({ strategy, markets, clock, random, logger, submit: (intent) => engine.submit(intent), idleWarnMs: 30_000, onFailure, onComplete });
+ * const host = createStrategyHost({ strategy, markets, clock, random, logger, submit: (intent) => engine.submit(intent), reports$: engine.reports$, tradingState$, idleWarnMs: 30_000, onFailure, onComplete });
  * host.start();
  */
 export function createStrategyHost(params: StrategyHostParameters): StrategyHost {
@@ -127,6 +152,25 @@ export function createStrategyHost(params: StrategyHostParameters): StrategyHost
   let completed = false;
   let stopped = false;
   let started = false;
+  /** The strategy's trading state: the run's, until the host stops (then HALTED, for good). */
+  const tradingState = new BehaviorSubject<TradingState>(ACTIVE);
+  const setTradingState = (next: TradingState) => {
+    const current = tradingState.value;
+    if (current.state === 'HALTED' || sameTradingState(current, next)) return;
+    // The kill switch and the stop log themselves; this ties the change to the strategy.
+    log.debug({ tradingState: next }, 'trading state changed');
+    tradingState.next(next);
+  };
+  const fates = new Subject<IntentFateReport>();
+  /** Intents submitted and not yet settled, with how many times each (the same object may be emitted twice). */
+  const unsettled = new Map<Intent, number>();
+  const settled = (intent: Intent): boolean => {
+    const count = unsettled.get(intent);
+    if (count === undefined) return false;
+    if (count <= 1) unsettled.delete(intent);
+    else unsettled.set(intent, count - 1);
+    return true;
+  };
 
   const fail = (error: BaseError) => {
     if (failed !== undefined || stopped) return;
@@ -170,9 +214,14 @@ export function createStrategyHost(params: StrategyHostParameters): StrategyHost
       return;
     }
     tally.submitted += 1;
+    // Counted before submitting: an intent refused at once is reported during `submit`.
+    unsettled.set(intent, (unsettled.get(intent) ?? 0) + 1);
     params.submit(intent).then(
       (fate) => onFate(intent, fate),
-      (error: unknown) => log.error({ err: error, ...describeIntent(intent) }, 'the engine failed to take an intent'),
+      (error: unknown) => {
+        settled(intent);
+        log.error({ err: error, ...describeIntent(intent) }, 'the engine failed to take an intent');
+      },
     );
   };
 
@@ -184,7 +233,22 @@ export function createStrategyHost(params: StrategyHostParameters): StrategyHost
     idleError,
     start() {
       started = true;
-      const context: StrategyContext<unknown> = { params: strategy.params, markets: params.markets, clock, random: params.random, logger: log };
+      // Both before `create`: the strategy sees the current state at once, and the fate of its first intent.
+      subscription.add(params.tradingState$.subscribe((next) => setTradingState(next)));
+      subscription.add(
+        params.reports$.subscribe((report) => {
+          if (settled(report.intent)) fates.next({ intent: report.intent, fate: report.fate });
+        }),
+      );
+      const context: StrategyContext<unknown> = {
+        params: strategy.params,
+        markets: params.markets,
+        clock,
+        random: params.random,
+        logger: log,
+        tradingState$: tradingState.asObservable(),
+        fates$: fates.asObservable(),
+      };
       let intents$: Observable<Intent>;
       try {
         intents$ = strategy.definition.create(context);
@@ -226,10 +290,13 @@ export function createStrategyHost(params: StrategyHostParameters): StrategyHost
         }),
       );
     },
-    stop() {
+    stop(reason) {
       if (stopped) return;
       stopped = true;
+      // The strategy hears it while still subscribed; what it emits now is not submitted (the engine cancels every order).
+      if (started && failed === undefined && !completed) setTradingState({ state: 'HALTED', reason: reason === undefined ? 'the run is stopping' : `the run is stopping: ${reason}` });
       subscription.unsubscribe();
+      unsettled.clear();
     },
   };
 }

@@ -7,7 +7,7 @@
  * transport and relay socket factory (NautilusTrader's kernel picks TestClock or LiveClock and the
  * clients the same way). `clobbot run` only sequences a run and maps its end to an exit code.
  */
-import { filter, Subscription, type Observable } from 'rxjs';
+import { BehaviorSubject, filter, Subscription, type Observable } from 'rxjs';
 import type { BaseError } from '../core/base-error.ts';
 import type { Clock } from '../core/clock.ts';
 import type { Decimal } from '../core/decimal.ts';
@@ -22,7 +22,7 @@ import { createRelayWsClient } from '../clients/relay-ws-client.ts';
 import type { ClientContext } from '../clients/send-request.ts';
 import { createMarketFeed, type MarketFeed } from '../market/create-market-feed.ts';
 import type { LoadedStrategy } from '../strategy/load-strategy.ts';
-import type { OwnFill, StrategyMarket } from '../strategy/strategy-context.ts';
+import type { OwnFill, StrategyMarket, TradingState } from '../strategy/strategy-context.ts';
 import { createExecutionEngine } from '../execution/create-execution-engine.ts';
 import type { EngineStats, ExecutionEngine } from '../execution/execution-engine.ts';
 import type { JournalFs } from '../execution/journal.ts';
@@ -68,6 +68,8 @@ export interface TradingRuntimeParameters {
   /** The journal's file system (a virtual run skips fsync). Default node:fs. */
   readonly journalFs?: JournalFs;
   /** A strategy silent this long gets a warning. */
+  /** How long the stop waits for the final cancels and every signed request. Default 30 s. */
+  readonly stopTimeoutMs?: number;
   readonly idleWarnMs: number;
   /** `--record <dir>`: records every market's data as received, and the bot's own orders, into raw recordings in `dir`. */
   readonly recordDir?: string;
@@ -88,6 +90,11 @@ export interface TradingRuntime {
   readonly hosts: readonly StrategyHost[];
   /** Market-data call timings per endpoint (status line, metrics). */
   readonly marketData: TimedSource;
+  /**
+   * The run's trading state: ACTIVE, then HALTED with the trip's trigger and reason when the kill
+   * switch trips (each strategy's `ctx.tradingState$` follows it, and turns HALTED when the run stops).
+   */
+  readonly tradingState$: Observable<TradingState>;
   /** The first reason the run itself found to stop: a strategy failed or completed, the kill switch tripped. */
   readonly stopRequested: Promise<StopReason>;
   /** Asks the run to stop (the first reason wins). */
@@ -130,6 +137,22 @@ function buildTransport(context: ClientContext, params: TradingRuntimeParameters
   );
   const rest = createRestRelayTransport({ ...context, logger }, { network: network.name, relayUrl: network.hosts.relayUrl!, rpcUrl: network.hosts.rpcUrl!, session });
   return createFailoverTransport({ ws: createWsRelayTransport(wsClient), rest, clock, restAfterMs: 2_000, logger: logger.child({ component: 'relay-transport' }) });
+}
+
+/** Why the run stops, in a few words (what the strategies' HALTED state says). */
+function stopReasonText(reason: StopReason): string {
+  switch (reason.kind) {
+    case 'duration':
+      return `its duration (${reason.ms} ms) ended`;
+    case 'signal':
+      return reason.signal === undefined ? 'it was asked to stop' : `${reason.signal} received`;
+    case 'completed':
+      return 'every strategy completed';
+    case 'failed':
+      return `strategy ${reason.strategy} failed (${reason.code})`;
+    case 'killed':
+      return reason.message;
+  }
 }
 
 /**
@@ -176,6 +199,12 @@ export function createTradingRuntime(params: TradingRuntimeParameters): TradingR
 
   let requestStop: (reason: StopReason) => void = () => undefined;
   const stopRequested = new Promise<StopReason>((resolve) => (requestStop = resolve));
+  let stopReason: StopReason | undefined;
+  const askToStop = (reason: StopReason) => {
+    stopReason ??= reason;
+    requestStop(reason);
+  };
+  const tradingState = new BehaviorSubject<TradingState>({ state: 'ACTIVE' });
   let failure: BaseError | undefined;
 
   const bySymbol = new Map(specs.map((spec) => [spec.symbol, spec]));
@@ -204,14 +233,16 @@ export function createTradingRuntime(params: TradingRuntimeParameters): TradingR
         random: seededRandom((seed + 7919 * (index + 1)) | 0),
         logger,
         submit: (intent) => engine.submit(intent),
+        reports$: engine.reports$,
+        tradingState$: tradingState,
         idleWarnMs: params.idleWarnMs,
         ...(idleTimeout === 'off' ? {} : { idleTimeoutMs: idleTimeout }),
         onFailure: (error) => {
           failure ??= error;
-          requestStop({ kind: 'failed', strategy: strategy.name, code: error.code });
+          askToStop({ kind: 'failed', strategy: strategy.name, code: error.code });
         },
         onComplete: () => {
-          if (allCompleted()) requestStop({ kind: 'completed' });
+          if (allCompleted()) askToStop({ kind: 'completed' });
         },
       }),
     );
@@ -243,8 +274,9 @@ export function createTradingRuntime(params: TradingRuntimeParameters): TradingR
     tracker,
     hosts,
     marketData,
+    tradingState$: tradingState.asObservable(),
     stopRequested,
-    requestStop: (reason) => requestStop(reason),
+    requestStop: (reason) => askToStop(reason),
     failure: () => failure,
 
     async start() {
@@ -262,11 +294,13 @@ export function createTradingRuntime(params: TradingRuntimeParameters): TradingR
           }),
         );
       }
-      // The kill switch places nothing more once tripped: the run stops (its fate says why).
+      // The kill switch places nothing more once tripped: the strategies are told (HALTED, with the
+      // trip's trigger and reason) and the run stops. Subscribed after the engine's own handler, so
+      // the engine has queued its cancels by the time the strategies hear it.
       streams.add(
-        engine.reports$.pipe(filter((report) => report.fate.status === 'REFUSED' && report.fate.code === 'RISK_KILL_SWITCH')).subscribe((report) => {
-          const message = 'message' in report.fate ? report.fate.message : 'kill switch tripped';
-          requestStop({ kind: 'killed', trigger: /kill switch tripped \(([\w-]+)\)/.exec(message)?.[1] ?? 'unknown', message });
+        engine.killSwitch.tripped$.subscribe((trip) => {
+          tradingState.next({ state: 'HALTED', reason: trip.reason, trigger: trip.trigger });
+          askToStop({ kind: 'killed', trigger: trip.trigger, message: `kill switch tripped (${trip.trigger}): ${trip.reason}` });
         }),
       );
       for (const spec of specs) {
@@ -287,8 +321,9 @@ export function createTradingRuntime(params: TradingRuntimeParameters): TradingR
 
     stop() {
       stopping ??= (async () => {
-        for (const host of hosts) host.stop();
-        const stats = await engine.stop({ cancelAll: true, timeoutMs: STOP_TIMEOUT_MS });
+        const reason = stopReason === undefined ? undefined : stopReasonText(stopReason);
+        for (const host of hosts) host.stop(reason);
+        const stats = await engine.stop({ cancelAll: true, timeoutMs: params.stopTimeoutMs ?? STOP_TIMEOUT_MS });
         const leftOpen = started ? await openOrdersAfterStop() : undefined;
         streams.unsubscribe();
         recording?.close('stopped');

@@ -8,9 +8,10 @@
  *   when they are above 0, so a run without faults draws nothing.
  * - One-shot actions (`apply`, `POST /sim/faults/actions`): connection events (drop every relay
  *   WebSocket, close them with 4008, expire the JWTs issued so far) go out at once on `events$`;
- *   counted actions (withhold or delay the next N outcomes, answer the next N submissions UNKNOWN or
- *   REJECTED, fail the next N market-data requests with 5xx or 429) wait in queues, taken in the
- *   order applied and before any rate is drawn.
+ *   counted actions (withhold, delay, duplicate or reorder the next N outcomes, answer the next N
+ *   submissions UNKNOWN or REJECTED, fail the next N market-data requests with 5xx or 429, show the
+ *   next N order events late) wait in queues, taken in the order applied and before any rate is
+ *   drawn.
  * - A fault script (`schedule`): actions at times after a start, on the clock's scheduler, so on a
  *   VirtualClock "drop the connection at t = 12.4 s" happens exactly then.
  */
@@ -33,8 +34,35 @@ import {
 /** A connection-level fault for the relay hub and auth to carry out. */
 export type FaultEvent = 'drop-connections' | 'close-pending-outcome-limit' | 'expire-tokens';
 
-/** What happens to one terminal outcome. */
-export type OutcomeFault = { readonly withhold: true } | { readonly withhold: false; readonly delayMs: number };
+/**
+ * What happens to one terminal outcome: withheld (never sent), or sent after `delayMs` more; and
+ * when sent, `duplicate`: the identical frame again `DUPLICATE_OUTCOME_GAP_MS` later; `reorder`:
+ * held back until the connection's next outcome is sent (at most `REORDER_MAX_HOLD_MS`), then sent
+ * right behind it. The flags are present only when set.
+ */
+export type OutcomeFault =
+  | { readonly withhold: true }
+  | { readonly withhold: false; readonly delayMs: number; readonly duplicate?: true; readonly reorder?: true };
+
+/** How long after the first copy a duplicated outcome's second copy leaves (ms on the clock). */
+export const DUPLICATE_OUTCOME_GAP_MS = 1;
+
+/** The longest a reordered outcome waits for the connection's next outcome before it goes out alone (ms on the clock). */
+export const REORDER_MAX_HOLD_MS = 1000;
+
+/** A counted outcome action waiting for its outcome. */
+type QueuedOutcomeFault =
+  | { readonly kind: 'withhold' }
+  | { readonly kind: 'delay'; readonly delayMs: number }
+  | { readonly kind: 'duplicate' }
+  | { readonly kind: 'reorder' };
+
+/** A `delay-order-events` action waiting for its events. */
+interface QueuedOrderEventDelay {
+  readonly delayMs: number;
+  /** When it was applied: only events of blocks at or after this time take it. */
+  readonly appliedAtMs: number;
+}
 
 /** A relay submission refused before it is broadcast. */
 export interface RelayRejection {
@@ -55,10 +83,13 @@ export interface MarketDataFault {
 
 /** One-shot faults still waiting for their requests or outcomes. */
 export interface PendingFaults {
+  /** withhold-, delay-, duplicate- and reorder-outcomes (one queue). */
   readonly outcomes: number;
   readonly relayRejections: number;
   readonly unknownAnswers: number;
   readonly marketData: number;
+  /** delay-order-events. */
+  readonly orderEvents: number;
 }
 
 /** What `POST /relay` asks of the faults. */
@@ -80,7 +111,25 @@ export interface MarketDataFaultReader {
   marketData(): MarketDataFault;
 }
 
-export interface FaultModel extends RelayFaultReader, MarketDataFaultReader {
+/** What the user-data routes ask of the faults: when each order event may be shown. */
+export interface OrderEventFaultReader {
+  /** The standing delay of every order event after its block (ms, `orderEventsDelayMs`). */
+  orderEventsDelayMs(): number;
+  /**
+   * When the oldest `delay-order-events` still waiting for events was applied (ms): only events of
+   * blocks at or after it can take one; undefined when none waits (readers need not look).
+   */
+  orderEventDelaysFromMs(): number | undefined;
+  /**
+   * The one-shot delay of an order event of a block at `blockTimeMs` that a reader comes upon for
+   * the first time (an account's events oldest first): the `delayMs` of the next waiting
+   * `delay-order-events`, used up, when that one was applied at or before the block; otherwise
+   * undefined and nothing is used up.
+   */
+  orderEventDelay(blockTimeMs: number): number | undefined;
+}
+
+export interface FaultModel extends RelayFaultReader, MarketDataFaultReader, OrderEventFaultReader {
   /** The standing settings (`GET /sim/faults`). */
   get(): SimFaults;
   /** Replaces the standing settings (validated by the caller, e.g. with `faultSettingsSchema`). */
@@ -126,6 +175,11 @@ class FaultQueue<T> {
     this.#batches.push({ remaining: count, value });
   }
 
+  /** The next fault without using it up, if any is left. */
+  peek(): T | undefined {
+    return this.#batches[0]?.value;
+  }
+
   /** The next fault, if any is left. */
   take(): T | undefined {
     const batch = this.#batches[0];
@@ -150,10 +204,11 @@ export function createFaultModel(params: CreateFaultModelParameters): FaultModel
   const { clock, random, logger } = params;
   const settings$ = new BehaviorSubject<SimFaults>({ ...(params.settings ?? faultSettingsSchema.parse({})) });
   const applied$ = new Subject<FaultEvent>();
-  const outcomes = new FaultQueue<OutcomeFault>();
+  const outcomes = new FaultQueue<QueuedOutcomeFault>();
   const rejections = new FaultQueue<RelayRejection>();
   const unknowns = new FaultQueue<true>();
   const marketData = new FaultQueue<MarketDataFailure>();
+  const orderEvents = new FaultQueue<QueuedOrderEventDelay>();
   const scripts = new Subscription();
   const chance = (rate: number) => rate > 0 && random.next() < rate;
   const current = () => settings$.getValue();
@@ -179,10 +234,19 @@ export function createFaultModel(params: CreateFaultModelParameters): FaultModel
         applied$.next(action.action);
         return;
       case 'withhold-outcomes':
-        outcomes.push(action.count, { withhold: true });
+        outcomes.push(action.count, { kind: 'withhold' });
         return;
       case 'delay-outcomes':
-        outcomes.push(action.count, { withhold: false, delayMs: action.delayMs });
+        outcomes.push(action.count, { kind: 'delay', delayMs: action.delayMs });
+        return;
+      case 'duplicate-outcomes':
+        outcomes.push(action.count, { kind: 'duplicate' });
+        return;
+      case 'reorder-outcomes':
+        outcomes.push(action.count, { kind: 'reorder' });
+        return;
+      case 'delay-order-events':
+        orderEvents.push(action.count, { delayMs: action.delayMs, appliedAtMs: clock.now() });
         return;
       case 'answer-unknown':
         unknowns.push(action.count, true);
@@ -219,16 +283,36 @@ export function createFaultModel(params: CreateFaultModelParameters): FaultModel
       return batch;
     },
 
-    pending: () => ({ outcomes: outcomes.size(), relayRejections: rejections.size(), unknownAnswers: unknowns.size(), marketData: marketData.size() }),
+    pending: () => ({
+      outcomes: outcomes.size(),
+      relayRejections: rejections.size(),
+      unknownAnswers: unknowns.size(),
+      marketData: marketData.size(),
+      orderEvents: orderEvents.size(),
+    }),
 
     events$: merge(applied$, periodicDrops$),
 
     outcome() {
       const queued = outcomes.take();
       const settings = current();
-      if (queued?.withhold === true) return queued;
-      if (chance(settings.withholdOutcomesRate)) return { withhold: true };
-      return { withhold: false, delayMs: settings.outcomeDelayMs + (queued?.delayMs ?? 0) };
+      if (queued?.kind === 'withhold' || chance(settings.withholdOutcomesRate)) return { withhold: true };
+      const delayMs = settings.outcomeDelayMs + (queued?.kind === 'delay' ? queued.delayMs : 0);
+      // A queued action stands in for its own rate (nothing drawn for it); rates at 0 draw nothing.
+      const duplicate = queued?.kind === 'duplicate' || chance(settings.duplicateOutcomesRate);
+      const reorder = queued?.kind === 'reorder' || chance(settings.reorderOutcomesRate);
+      return { withhold: false, delayMs, ...(duplicate ? { duplicate: true } : {}), ...(reorder ? { reorder: true } : {}) };
+    },
+
+    orderEventsDelayMs: () => current().orderEventsDelayMs,
+
+    orderEventDelaysFromMs: () => orderEvents.peek()?.appliedAtMs,
+
+    orderEventDelay(blockTimeMs) {
+      const next = orderEvents.peek();
+      if (next === undefined || blockTimeMs < next.appliedAtMs) return undefined;
+      orderEvents.take();
+      return next.delayMs;
     },
 
     relayRejection() {

@@ -9,7 +9,7 @@ import type { SimConfig } from '../config/sim-config.ts';
 import type { SimVenue } from '../venue/sim-venue.ts';
 import type { SimRoute } from './http-types.ts';
 import { JwtSecret } from './jwt.ts';
-import { createFaultModel, type MarketDataFaultReader } from './fault-model.ts';
+import { createFaultModel, type MarketDataFaultReader, type OrderEventFaultReader } from './fault-model.ts';
 import { marketDataRoutes } from './market-data-routes.ts';
 import { tokenQuoteRoutes } from './token-quote-routes.ts';
 import { userDataRoutes } from './user-data-routes.ts';
@@ -22,8 +22,8 @@ export interface MarketAndUserRoutesOptions {
   readonly random: RandomSource;
   /** Signs quote tokens. Default: a fresh random key. */
   readonly secret?: JwtSecret;
-  /** The venue's fault model (market-data faults are asked of it on every request). Default: one of `config.faults` alone. */
-  readonly faults?: MarketDataFaultReader;
+  /** The venue's fault model (market-data and order-event faults are asked of it on every request). Default: one of `config.faults` alone. */
+  readonly faults?: MarketDataFaultReader & OrderEventFaultReader;
 }
 
 /**
@@ -33,12 +33,13 @@ export interface MarketAndUserRoutesOptions {
  */
 export function marketAndUserRoutes(venue: SimVenue, options: MarketAndUserRoutesOptions): SimRoute[] {
   const { config, clock } = options;
+  const faults = options.faults ?? createFaultModel({ clock, random: options.random, settings: config.faults });
   return [
     ...marketDataRoutes(venue, {
       limiter: createWeightLimiter(clock, { weightPerMinute: config.marketData.weightPerMinute }),
-      faults: options.faults ?? createFaultModel({ clock, random: options.random, settings: config.faults }),
+      faults,
     }),
-    ...userDataRoutes(venue, { clock, orderEventsCacheMs: config.userData.orderEventsCacheMs }),
+    ...userDataRoutes(venue, { clock, orderEventsCacheMs: config.userData.orderEventsCacheMs, faults }),
     ...tokenQuoteRoutes(venue, {
       clock,
       secret: options.secret ?? JwtSecret.generate(),

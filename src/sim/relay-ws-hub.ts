@@ -23,7 +23,11 @@
  * - Faults (asked of the service's fault model, fault-model.ts, never decided here): `dropAll` cuts
  *   every socket without a close frame (the client sees 1006, as on a network failure), `closeAll`
  *   closes them with a close frame (4008 `PENDING_OUTCOME_LIMIT` for that fault); an outcome may be
- *   delayed (still pending meanwhile) or withheld (never sent, no longer pending); the answer to a
+ *   delayed (still pending meanwhile) or withheld (never sent, no longer pending); once it is due, a
+ *   duplicated outcome's identical frame goes out again DUPLICATE_OUTCOME_GAP_MS (1 ms) after the
+ *   first, and a reordered one is held (still pending) until the connection's next outcome that is
+ *   not itself held goes out, then sent right behind it (several in the order held), or alone
+ *   REORDER_MAX_HOLD_MS (1 s) after it was held when none came; the answer to a
  *   submission may leave `relayDelayMs` late (a slow relay: later frames and a close wait behind it,
  *   as on one stream, and no frame is handled while a close waits); a request that
  *   passed the checks above may be answered REJECTED without reaching the venue (the nonce does not
@@ -46,7 +50,7 @@ import type { SimVenue, TxOutcome } from '../venue/sim-venue.ts';
 import { RELAY_WS_PATH } from '../config/network-config.ts';
 import type { RelayAuth } from './relay-auth-routes.ts';
 import { rejected, rejectedByFault, submitAnswer, type ImmediateAnswer } from './relay-rest-route.ts';
-import type { RelayFaultReader } from './fault-model.ts';
+import { DUPLICATE_OUTCOME_GAP_MS, REORDER_MAX_HOLD_MS, type OutcomeFault, type RelayFaultReader } from './fault-model.ts';
 
 /** Close reasons sent with the relay's own close codes (ours). */
 export const WS_CLOSE_REASON = {
@@ -66,7 +70,7 @@ export interface RelayWsHubContext {
   readonly auth: Pick<RelayAuth, 'authenticate'>;
   readonly clock: Clock;
   readonly logger: Logger;
-  /** Which outcomes are withheld or delayed, which requests are answered REJECTED or UNKNOWN. */
+  /** Which outcomes are withheld, delayed, duplicated or reordered, which requests are answered REJECTED or UNKNOWN. */
   readonly faults: RelayFaultReader;
 }
 
@@ -118,12 +122,23 @@ export interface RelayWsHub {
   stop(): void;
 }
 
+/** An outcome held back by a reorder fault until the connection's next outcome goes out. */
+interface HeldOutcome {
+  readonly outcome: TxOutcome;
+  /** Sent twice when it goes (it was also picked for duplication). */
+  readonly duplicate: boolean;
+  /** Sends it alone once REORDER_MAX_HOLD_MS passed. */
+  readonly timer: Subscription;
+}
+
 interface Connection {
   readonly peer: RelayPeer;
   readonly wallet: Address;
   readonly ids: Set<string>;
   /** txHash -> request id, until the outcome is sent or withheld. */
   readonly pending: Map<Hex, string>;
+  /** Outcomes held back by a reorder fault, in the order held (still in `pending`). */
+  readonly held: HeldOutcome[];
   readonly timers: Set<Subscription>;
   lastNonce: bigint | undefined;
   open: boolean;
@@ -177,19 +192,23 @@ export function createRelayWsHub(context: RelayWsHubContext, parameters: RelayWs
     }, at - clock.now());
     connection.timers.add(timer);
   };
-  /** Sends `message` `delayMs` from now (a slow relay's answer), and never before a frame sent earlier. */
-  const send = (connection: Connection, message: unknown, delayMs = 0) => {
-    const text = JSON.stringify(message);
-    const at = Math.max(clock.now() + delayMs, connection.sendAfter);
+  /** Sends `text` at `at` on the clock, never before a frame sent earlier; returns when it leaves. */
+  const sendTextAt = (connection: Connection, text: string, at: number): number => {
+    const leaves = Math.max(at, connection.sendAfter);
     const deliver = () => {
       if (connection.open) connection.peer.send(text);
     };
-    if (at <= clock.now()) {
+    if (leaves <= clock.now()) {
       deliver();
-      return;
+      return clock.now();
     }
-    connection.sendAfter = at;
-    later(connection, at, deliver);
+    connection.sendAfter = leaves;
+    later(connection, leaves, deliver);
+    return leaves;
+  };
+  /** Sends `message` `delayMs` from now (a slow relay's answer), and never before a frame sent earlier. */
+  const send = (connection: Connection, message: unknown, delayMs = 0) => {
+    sendTextAt(connection, JSON.stringify(message), clock.now() + delayMs);
   };
   const respond = (connection: Connection, id: string, answer: ImmediateAnswer, delayMs = 0) => {
     send(connection, { type: 'response', id, ...answer.fields }, delayMs);
@@ -203,6 +222,7 @@ export function createRelayWsHub(context: RelayWsHubContext, parameters: RelayWs
     if (byWallet.get(connection.wallet) === connection) byWallet.delete(connection.wallet);
     for (const txHash of connection.pending.keys()) tracked.delete(txHash);
     connection.pending.clear();
+    connection.held.length = 0;
     for (const timer of connection.timers) timer.unsubscribe();
     connection.timers.clear();
   };
@@ -222,11 +242,12 @@ export function createRelayWsHub(context: RelayWsHubContext, parameters: RelayWs
     later(connection, connection.sendAfter, close);
   };
 
-  const deliver = (connection: Connection, outcome: TxOutcome) => {
+  /** Sends the outcome frame (twice when `duplicate`: the identical text again DUPLICATE_OUTCOME_GAP_MS after the first); it stops being pending. */
+  const deliver = (connection: Connection, outcome: TxOutcome, duplicate: boolean) => {
     const id = connection.pending.get(outcome.txHash);
     if (id === undefined || !connection.open) return;
     connection.pending.delete(outcome.txHash);
-    send(connection, {
+    const text = JSON.stringify({
       type: 'outcome',
       id,
       txHash: outcome.txHash,
@@ -234,6 +255,43 @@ export function createRelayWsHub(context: RelayWsHubContext, parameters: RelayWs
       blockNumber: outcome.blockNumber === null ? null : outcome.blockNumber.toString(),
       reason: outcome.reason,
     });
+    const leaves = sendTextAt(connection, text, clock.now());
+    if (duplicate) {
+      logger.debug({ wallet: connection.wallet, txHash: outcome.txHash }, 'relay ws outcome duplicated (fault)');
+      sendTextAt(connection, text, leaves + DUPLICATE_OUTCOME_GAP_MS);
+    }
+  };
+
+  /** Sends the outcomes held back by a reorder fault, in the order held (behind the frame just sent). */
+  const releaseHeld = (connection: Connection) => {
+    for (const entry of connection.held.splice(0)) {
+      entry.timer.unsubscribe();
+      connection.timers.delete(entry.timer);
+      deliver(connection, entry.outcome, entry.duplicate);
+    }
+  };
+
+  /** An outcome is due (after any delay): held back when reordered, else sent, with the held ones right behind it. */
+  const due = (connection: Connection, outcome: TxOutcome, fault: Extract<OutcomeFault, { withhold: false }>) => {
+    if (!connection.open || !connection.pending.has(outcome.txHash)) return;
+    const duplicate = fault.duplicate === true;
+    if (fault.reorder === true) {
+      logger.debug({ wallet: connection.wallet, txHash: outcome.txHash }, 'relay ws outcome held back for reordering (fault)');
+      let entry: HeldOutcome | undefined;
+      const timer: Subscription = clock.scheduler.schedule(() => {
+        connection.timers.delete(timer);
+        const index = entry === undefined ? -1 : connection.held.indexOf(entry);
+        if (index < 0) return;
+        connection.held.splice(index, 1);
+        deliver(connection, outcome, duplicate);
+      }, REORDER_MAX_HOLD_MS);
+      connection.timers.add(timer);
+      entry = { outcome, duplicate, timer };
+      connection.held.push(entry);
+      return;
+    }
+    deliver(connection, outcome, duplicate);
+    releaseHeld(connection);
   };
 
   const onOutcome = (outcome: TxOutcome) => {
@@ -246,16 +304,11 @@ export function createRelayWsHub(context: RelayWsHubContext, parameters: RelayWs
       logger.debug({ wallet: connection.wallet, txHash: outcome.txHash }, 'relay ws outcome withheld (fault)');
       return;
     }
-    const delay = fault.delayMs;
-    if (delay <= 0) {
-      deliver(connection, outcome);
+    if (fault.delayMs <= 0) {
+      due(connection, outcome, fault);
       return;
     }
-    const timer: Subscription = clock.scheduler.schedule(() => {
-      connection.timers.delete(timer);
-      deliver(connection, outcome);
-    }, delay);
-    connection.timers.add(timer);
+    later(connection, clock.now() + fault.delayMs, () => due(connection, outcome, fault));
   };
 
   const handleFrame = async (connection: Connection, text: string): Promise<void> => {
@@ -343,7 +396,7 @@ export function createRelayWsHub(context: RelayWsHubContext, parameters: RelayWs
         logger.info({ wallet }, 'relay ws replaced by a new connection');
         closeConnection(previous, WS_CLOSE_REPLACED, WS_CLOSE_REASON.replaced);
       }
-      const connection: Connection = { peer, wallet, ids: new Set(), pending: new Map(), timers: new Set(), lastNonce: undefined, open: !stopped, queue: Promise.resolve(), queued: 0, sendAfter: 0, closing: false };
+      const connection: Connection = { peer, wallet, ids: new Set(), pending: new Map(), held: [], timers: new Set(), lastNonce: undefined, open: !stopped, queue: Promise.resolve(), queued: 0, sendAfter: 0, closing: false };
       if (stopped) {
         peer.close(1001, WS_CLOSE_REASON.serverStopping);
       } else {

@@ -1,8 +1,9 @@
 /**
  * The StrategyContext port: everything a strategy may see. Market streams of its markets, its own
- * orders by slot, fills, position and balances, the market parameters, its validated params, the
- * clock, a seeded random source and a logger. No network, keys, nonces or signing: the engine owns
- * those. The same strategy code runs live, against the local venue and in backtests.
+ * orders by slot, fills, position and balances, the market parameters, the engine's trading state,
+ * the fates of its own intents, its validated params, the clock, a seeded random source and a
+ * logger. No network, keys, nonces or signing: the engine owns those. The same strategy code runs
+ * live, against the local venue and in backtests.
  */
 import type { Observable } from 'rxjs';
 import type { Clock } from '../core/clock.ts';
@@ -12,6 +13,7 @@ import type { OrderSide } from '../protocol/constants.ts';
 import type { Address, Hex } from '../protocol/encoding.ts';
 import type { MarketFeed } from '../market/create-market-feed.ts';
 import type { MarketSpec } from '../protocol/market-spec.ts';
+import type { Intent } from './intents.ts';
 
 /** A live order of the strategy's account (live = its placement was CONFIRMED). */
 export interface OwnOrder {
@@ -73,6 +75,55 @@ export interface StrategyMarket {
   readonly fills$: Observable<OwnFill>;
 }
 
+/**
+ * What tripped the kill switch: a command (`engine.kill`), its file, a signal, drawdown or the error
+ * rate (the kill switch's own, src/execution/kill-switch.ts, re-exports this one definition).
+ */
+export type KillSwitchTrigger = 'command' | 'file' | 'signal' | 'drawdown' | 'error-rate';
+
+/**
+ * The engine's trading state, as NautilusTrader names it. Whether the strategy's intents can do
+ * anything:
+ * - `ACTIVE`: intents are taken as usual.
+ * - `REDUCING`: only risk-reducing intents (cancels) would be taken; placements are refused. No part
+ *   of the engine has such a mode today, so it is not emitted yet; a strategy that handles it
+ *   (places nothing new while it lasts) is ready for it.
+ * - `HALTED`: the engine places nothing more. The kill switch tripped (`trigger` and `reason` are
+ *   its trip's: the engine refuses every placement and cancels every order itself), or the run is
+ *   stopping (no `trigger`; the engine cancels every order on the way out, and nothing the strategy
+ *   emits from then on is submitted). It never returns to ACTIVE within a run.
+ */
+export type TradingState =
+  | { readonly state: 'ACTIVE' }
+  | { readonly state: 'REDUCING'; readonly reason: string }
+  | { readonly state: 'HALTED'; readonly reason: string; readonly trigger?: KillSwitchTrigger };
+
+/**
+ * Where an intent ended up: exactly one final fate per intent (the engine's, src/execution, which
+ * re-exports this one definition).
+ */
+export type IntentFate =
+  | { readonly status: 'CONFIRMED'; readonly requestId: string; readonly txHash: string }
+  /**
+   * REVERTED: executed and failed (`reason` the venue's, e.g. `INVALID_ORDER: …` or
+   * `EXPECTED_ORDER_ID_MISMATCH: …`). DROPPED: not executed (`txHash` '' when none was ever learnt).
+   */
+  | { readonly status: 'REVERTED' | 'DROPPED'; readonly requestId: string; readonly txHash: string; readonly reason: string | null }
+  /** The relay rejected every attempt (`code`, e.g. a relay error code). */
+  | { readonly status: 'REJECTED'; readonly requestId: string; readonly code: string; readonly message: string }
+  /** Refused before signing (`code`: a risk rule such as `RISK_MAX_ORDER_SIZE`, `RISK_KILL_SWITCH`, `ENGINE_STOPPED`…): nothing was signed. */
+  | { readonly status: 'REFUSED'; readonly code: string; readonly message: string }
+  /** Dropped from the queue before signing (a newer intent of the same market and purpose). */
+  | { readonly status: 'SUPERSEDED' }
+  /** Nothing to sign: a CancelAll of markets where no order rests. */
+  | { readonly status: 'NOTHING_TO_DO'; readonly reason: string };
+
+/** The fate of one intent the strategy emitted; `intent` is the very object it emitted. */
+export interface IntentFateReport {
+  readonly intent: Intent;
+  readonly fate: IntentFate;
+}
+
 export interface StrategyContext<P> {
   /** The strategy's params, validated by its own schema. */
   readonly params: P;
@@ -83,4 +134,18 @@ export interface StrategyContext<P> {
   readonly random: RandomSource;
   /** A pino child logger bound to the strategy's name. */
   readonly logger: Logger;
+  /**
+   * The engine's trading state (see TradingState): ACTIVE at first, the current state at once to
+   * every subscriber, then each change (never the same state twice in a row). Changes come as the
+   * engine's do, on the run's clock.
+   */
+  readonly tradingState$: Observable<TradingState>;
+  /**
+   * The fate of each intent this strategy emitted, once each, when the engine settles it (other
+   * strategies' intents and the engine's own are not here). `intent` is the object the strategy
+   * emitted, so it can be matched by identity. Hot: fates settled before a subscription are not
+   * replayed. A fate can come while the strategy is still emitting the intent (an intent refused at
+   * once, e.g. by a risk rule).
+   */
+  readonly fates$: Observable<IntentFateReport>;
 }

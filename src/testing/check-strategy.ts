@@ -12,6 +12,7 @@ import type { StrategyDefinition } from '../strategy/define-strategy.ts';
 import type { OwnFill, OwnMarketState } from '../strategy/strategy-context.ts';
 import type { MarketSpec } from '../protocol/market-spec.ts';
 import type { InvalidIntent, RefusedIntent, RevertedIntent, ScriptedAmount, ScriptedBook, ScriptedTrade, TimedIntent, TimedState } from './scripted-market.ts';
+import { propertyCheck, type PropertyCheckOptions, type PropertyCheckResult } from './property-check.ts';
 import { createStrategyHarness, type HarnessMarket, type HarnessStep, type StrategyHarness, type StrategyHarnessOptions } from './strategy-harness.ts';
 
 /** Something that happens at a time, ms after the strategy started. */
@@ -60,8 +61,10 @@ export interface CheckStrategyResult {
 }
 
 /**
- * Runs `definition` over scripted books, trades and fills until `until` (ms after its start) and
- * resolves with what it did. Scripted events at one time run in market order (books, then trades,
+ * Two modes, one harness. **Property mode** (`runs` given): `runs` scenarios drawn from `seed`, each
+ * held to the invariants; resolves `{ ok, runs, failure? }` (property-check.ts). **Scripted mode**
+ * (`markets` with their scripts): runs `definition` over scripted books, trades and fills until
+ * `until` (ms after its start) and resolves with what it did. Scripted events at one time run in market order (books, then trades,
  * then fills) and before the strategy's own timers. Rejects with STRATEGY_FAILED if the strategy
  * throws or errors, STRATEGY_INTENT_INVALID for a malformed intent (unless `strict: false`),
  * STRATEGY_CHECK_INVALID for a malformed script or params. Same options, same result.
@@ -74,7 +77,13 @@ export interface CheckStrategyResult {
  * });
  * expect(result.states.get('MON_USDC')?.orders).toHaveLength(2);
  */
-export async function checkStrategy<S extends z.ZodType>(definition: StrategyDefinition<S>, options: CheckStrategyOptions<S>): Promise<CheckStrategyResult> {
+export function checkStrategy<S extends z.ZodType>(definition: StrategyDefinition<S>, options: PropertyCheckOptions<S>): Promise<PropertyCheckResult>;
+export function checkStrategy<S extends z.ZodType>(definition: StrategyDefinition<S>, options: CheckStrategyOptions<S>): Promise<CheckStrategyResult>;
+export function checkStrategy<S extends z.ZodType>(definition: StrategyDefinition<S>, options: CheckStrategyOptions<S> | PropertyCheckOptions<S>): Promise<CheckStrategyResult | PropertyCheckResult> {
+  return 'runs' in options ? propertyCheck(definition, options) : scriptedCheck(definition, options);
+}
+
+async function scriptedCheck<S extends z.ZodType>(definition: StrategyDefinition<S>, options: CheckStrategyOptions<S>): Promise<CheckStrategyResult> {
   const steps: { at: number; step: HarnessStep; symbol: string }[] = [];
   const markets = options.markets.map((entry): HarnessMarket => {
     if (!('spec' in entry)) return { spec: entry };

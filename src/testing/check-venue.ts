@@ -24,6 +24,7 @@ import type { VirtualClock } from '../core/virtual-clock.ts';
 import type { IdSource } from '../core/ids.ts';
 import { seededRandom } from '../core/random.ts';
 import { simConfigSchema, simMarketOf, type SimConfig } from '../config/sim-config.ts';
+import type { FaultActionInput } from '../config/fault-config.ts';
 import type { VirtualConfig } from '../config/virtual-config.ts';
 import { MAKER_SLOTS, type OrderSide } from '../protocol/constants.ts';
 import type { Address, Hex } from '../protocol/encoding.ts';
@@ -82,6 +83,8 @@ export interface CheckVenue {
   booksPending(): boolean;
   /** A problem the venue side found (a book that could not be posted), thrown by the next step. */
   problem(): BaseError | undefined;
+  /** A fault of the connection, now (the venue's one fault model: src/sim/fault-model.ts). */
+  applyFault(action: FaultActionInput): void;
   stop(): void;
 }
 
@@ -291,6 +294,7 @@ export async function createCheckVenue(options: CheckVenueOptions): Promise<Chec
     executed: (txHash) => outcomes.get(txHash),
     booksPending: () => [...books.values()].some((state) => state.inFlight.length > 0 || state.waiting !== undefined),
     problem: () => failure,
+    applyFault: (action) => venue.service.faults.apply(action),
     stop() {
       subscription.unsubscribe();
       venue.stop();

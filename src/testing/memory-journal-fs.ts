@@ -5,14 +5,23 @@
  */
 import type { JournalFs } from '../execution/journal.ts';
 
+export interface MemoryJournalOptions {
+  /**
+   * Sees every write to a file opened for appending: the journal's records as the engine appends
+   * them (a compaction's rewrite goes to a new file and is not seen).
+   */
+  readonly onAppend?: (bytes: Uint8Array) => void;
+}
+
 /**
  * @example
  * const engine = createExecutionEngine(context, { …, journalDir: '/journal', journalFs: memoryJournalFs() });
  */
-export function memoryJournalFs(): JournalFs {
+export function memoryJournalFs(options: MemoryJournalOptions = {}): JournalFs {
   const files = new Map<string, Uint8Array[]>();
   const dirs = new Set<string>();
   const open = new Map<number, string>();
+  const appending = new Set<number>();
   let nextFd = 3;
   const missing = (path: string) => Object.assign(new Error(`ENOENT: no such file, ${path}`), { code: 'ENOENT' });
   const fileOf = (fd: number): Uint8Array[] => {
@@ -41,10 +50,13 @@ export function memoryJournalFs(): JournalFs {
       else if (flags === 'a') files.set(path, files.get(path) ?? []);
       else if (!files.has(path)) throw missing(path);
       open.set(nextFd, path);
+      if (flags === 'a') appending.add(nextFd);
       return nextFd++;
     },
     writeSync(fd, buffer, offset, length) {
-      fileOf(fd).push(buffer.slice(offset, offset + length));
+      const bytes = buffer.slice(offset, offset + length);
+      fileOf(fd).push(bytes);
+      if (appending.has(fd)) options.onAppend?.(bytes);
       return length;
     },
     fsyncSync: (fd) => void fileOf(fd),
@@ -53,7 +65,10 @@ export function memoryJournalFs(): JournalFs {
       const kept = joined(chunks).slice(0, length);
       chunks.splice(0, chunks.length, kept);
     },
-    closeSync: (fd) => void open.delete(fd),
+    closeSync(fd) {
+      open.delete(fd);
+      appending.delete(fd);
+    },
     readFileSync(path) {
       const chunks = files.get(path);
       if (chunks === undefined || dirs.has(path)) throw missing(path);

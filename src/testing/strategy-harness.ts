@@ -18,11 +18,15 @@ import { createIdSource } from '../core/ids.ts';
 import { createLogger, type Logger } from '../core/logger.ts';
 import { seededRandom } from '../core/random.ts';
 import { VirtualClock } from '../core/virtual-clock.ts';
+import type { FaultActionInput } from '../config/fault-config.ts';
 import type { RiskConfig } from '../config/run-config.ts';
 import { DEFAULT_VIRTUAL_START_MS, type LatencyConfig, type VirtualConfig } from '../config/virtual-config.ts';
 import type { MarketSpec } from '../protocol/market-spec.ts';
 import type { StrategyDefinition } from '../strategy/define-strategy.ts';
-import type { OwnFill, OwnMarketState } from '../strategy/strategy-context.ts';
+import type { OwnFill, OwnMarketState, StrategyMarket } from '../strategy/strategy-context.ts';
+import type { ExecutionEngine } from '../execution/execution-engine.ts';
+import type { JournalFs } from '../execution/journal.ts';
+import type { SimVenueModel } from '../venue/sim-venue.ts';
 import { loadSigner } from '../execution/signer-source.ts';
 import { createPendingWork } from '../runtime/pending-work.ts';
 import { createTradingRuntime, type TradingRuntime } from '../runtime/trading-runtime.ts';
@@ -70,10 +74,28 @@ export interface StrategyHarnessOptions<S extends z.ZodType = z.ZodType> {
    * fails the run with STRATEGY_INTENT_INVALID. False: it is recorded in `invalid` and never sent.
    */
   readonly strict?: boolean;
+  /**
+   * How long `stop` waits for the final cancels and every signed request to settle. Default 30 s (as
+   * a run); a property run waits past the intents' deadline so that every request gets its fate.
+   */
+  readonly stopTimeoutMs?: number;
+  /** The engine's journal's file system. Default: a new one in memory (memoryJournalFs). */
+  readonly journalFs?: JournalFs;
 }
 
-/** One market event of a script. */
-export type HarnessStep = { readonly book: ScriptedBook } | { readonly trade: ScriptedTrade } | { readonly fill: ScriptedFill };
+/** The parts of a started harness that a property run watches (read them; do not drive them). */
+export interface HarnessParts {
+  readonly engine: ExecutionEngine;
+  /** The venue model (its blocks, the book as it is). */
+  readonly model: SimVenueModel;
+  /** The trading account on the venue. */
+  readonly accountId: bigint;
+  /** The strategy's markets, as its context has them (feeds, own state, fills). */
+  readonly markets: ReadonlyMap<string, StrategyMarket>;
+}
+
+/** One event of a script: of the market, or a fault of the connection (the venue's fault actions). */
+export type HarnessStep = { readonly book: ScriptedBook } | { readonly trade: ScriptedTrade } | { readonly fill: ScriptedFill } | { readonly fault: FaultActionInput };
 
 export interface StrategyHarness {
   readonly clock: VirtualClock;
@@ -112,6 +134,13 @@ export interface StrategyHarness {
   waitFor(ready: () => boolean, timeoutMs?: number): Promise<void>;
   /** Schedules a market event `at` ms after the start (before the strategy's own timers due then). */
   schedule(at: number, step: HarnessStep, symbol?: string): void;
+  /**
+   * Puts a book, trade or fault on the venue now, without waiting for the strategy to see it (a
+   * property run's market goes on whether or not the feed keeps up). A fill needs `fill`.
+   */
+  post(step: Exclude<HarnessStep, { readonly fill: ScriptedFill }>, symbol?: string): void;
+  /** The engine, the venue model and the strategy's markets (after `start`). */
+  parts(): HarnessParts;
   /** Stops the strategy, cancels its orders through the engine and stops the venue. */
   stop(): Promise<void>;
 }
@@ -221,6 +250,10 @@ export function createStrategyHarness<S extends z.ZodType>(definition: StrategyD
     }
   };
   const apply = (step: HarnessStep, spec: MarketSpec): Promise<void> => {
+    if ('fault' in step) {
+      venue!.applyFault(step.fault);
+      return Promise.resolve();
+    }
     if ('book' in step) {
       venue!.postBook(spec, step.book);
       return bookShown(spec);
@@ -282,8 +315,9 @@ export function createStrategyHarness<S extends z.ZodType>(definition: StrategyD
           ids,
           logger,
           journalDir: '/check/journal',
-          journalFs: memoryJournalFs(),
+          journalFs: options.journalFs ?? memoryJournalFs(),
           idleWarnMs: 24 * 3_600_000,
+          ...(options.stopTimeoutMs === undefined ? {} : { stopTimeoutMs: options.stopTimeoutMs }),
         });
         void runtime.stopRequested.then((reason) => {
           if (reason.kind === 'failed') rejectFailed(failure()!);
@@ -346,6 +380,17 @@ export function createStrategyHarness<S extends z.ZodType>(definition: StrategyD
       clock.scheduler.schedule(() => {
         apply(step, spec).catch((error: unknown) => fail(asCheckError(error)));
       }, due - clock.now());
+    },
+    post(step, symbol) {
+      const checkVenue = needStarted();
+      const spec = specOf(symbol);
+      if ('fault' in step) checkVenue.applyFault(step.fault);
+      else if ('book' in step) checkVenue.postBook(spec, step.book);
+      else checkVenue.postTrade(spec, step.trade);
+    },
+    parts() {
+      const checkVenue = needStarted();
+      return { engine: runtime!.engine, model: checkVenue.model, accountId: checkVenue.connection.accountId, markets: gated.context()!.markets };
     },
     async stop() {
       if (stopped) return;

@@ -11,7 +11,8 @@
  *
  * - A fill gives a `trade` event to both sides, each from its own order's point of view.
  * - `marketId` is the market's position in the venue's market list, from 1 (ours).
- * - Events are kept per account, the newest 100,000 (ours); they are formatted when first read.
+ * - Events are kept per account, the newest 100,000 (ours); they are formatted when first read,
+ *   once: every later read gives the same object.
  */
 import { ORDER_EVENT_TYPES, type OrderEventType } from '../protocol/constants.ts';
 import type { Address, Hex } from '../protocol/encoding.ts';
@@ -221,7 +222,11 @@ export class OrderHistory {
     return this.live.get(orderId)?.placement;
   }
 
-  /** The account's order events, newest first, after the query's filters, offset and limit. */
+  /**
+   * The account's order events, newest first, after the query's filters, offset and limit. An event
+   * is the same object every time it is read (the user-data routes key their cached JSON texts and
+   * the order-event faults by it).
+   */
   orderEvents(accountId: bigint, query: OrderEventsQuery): { readonly events: OrderEvent[]; readonly total: number } {
     const list = this.events.get(accountId) ?? [];
     const { eventType, fromTimestamp, toTimestamp } = query;

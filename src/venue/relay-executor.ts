@@ -36,7 +36,7 @@ import type { Clock } from '../core/clock.ts';
 import { Permission, RelayErrorCode, RelayMethod, type RelayErrorCodeName } from '../protocol/constants.ts';
 import { accountCoreDomain, tradingWalletDomain } from '../protocol/eip712-types.ts';
 import { recoverAuthorization7702Authority } from '../protocol/eip7702.ts';
-import type { Address, Hex } from '../protocol/encoding.ts';
+import type { Address } from '../protocol/encoding.ts';
 import {
   recoverAuthorizeAccountSignerSigner,
   recoverBatchIntentSigner,

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ExchangeOrder, NO_ROW } from '../../src/backtest/exchange-order.ts';
+import { fuzzSettings } from '../../src/testing/fuzz-settings.ts';
 
 interface Row {
   readonly exchMs: number;
@@ -42,7 +43,7 @@ describe('ExchangeOrder', () => {
         expect(order.peek()).toBe(NO_ROW);
         expect(order.pop()).toBe(NO_ROW);
       }),
-      { numRuns: 300 },
+      fuzzSettings({ numRuns: 300 }),
     );
   });
 

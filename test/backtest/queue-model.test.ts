@@ -4,6 +4,7 @@ import { isBaseError } from '../../src/core/base-error.ts';
 import { cancelBehindProbability, probabilisticQueue } from '../../src/backtest/probabilistic-queue.ts';
 import { createQueueModel, QUEUE_MODELS, queueModelConfigSchema, type QueueModel, type QueuePosition } from '../../src/backtest/queue-model.ts';
 import { riskAverseQueue } from '../../src/backtest/risk-averse-queue.ts';
+import { fuzzSettings } from '../../src/testing/fuzz-settings.ts';
 
 type Step =
   | { readonly trade: bigint }
@@ -200,6 +201,7 @@ describe('queue model properties', () => {
           });
         }
       }),
+      fuzzSettings(),
     );
   });
 
@@ -213,6 +215,7 @@ describe('queue model properties', () => {
           expect(fills.reduce((a, b) => a + b, 0n)).toBeLessThanOrEqual(traded);
         }
       }),
+      fuzzSettings(),
     );
   });
 
@@ -232,7 +235,7 @@ describe('queue model properties', () => {
           expect(sumAverse).toBeLessThanOrEqual(sumProbable);
         }
       }),
-      { numRuns: 300 },
+      fuzzSettings({ numRuns: 300 }),
     );
   });
 
@@ -249,6 +252,7 @@ describe('queue model properties', () => {
       fc.property(scenario, ({ displayed, events }) => {
         replay(riskAverseQueue(), displayed, events, (position) => expect(Number.isInteger(position.ahead)).toBe(true));
       }),
+      fuzzSettings(),
     );
   });
 });

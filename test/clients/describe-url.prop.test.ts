@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { describeUrl, describeUrlUncached as reference } from '../../src/clients/http-transport.ts';
+import { fuzzSettings } from '../../src/testing/fuzz-settings.ts';
 
 const piece = fc.constantFrom('?', '#', '?a=1', '#x?y', '?q#f', '\t', ' ', '\\', '/..', '/./', '%2e', '@', ':', 'u:p@', '[', ':99999', '/p?q', '', 'é', '\n');
 
@@ -19,7 +20,7 @@ describe('describeUrl', () => {
         expect(describeUrl(second)).toBe(reference(second));
         expect(describeUrl(first)).toBe(reference(first));
       }),
-      { numRuns: 2000 },
+      fuzzSettings({ numRuns: 2000 }),
     );
   });
 

@@ -4,8 +4,8 @@
  * milliseconds, cap `limit` or do not count `total`, and indexing delays within the overlap,
  * every event is delivered exactly once, oldest first within a batch.
  *
- * Replay a failure with the seed and path fast-check prints:
- *   CLIENTS_PROP_SEED=<seed> CLIENTS_PROP_PATH=<path> npx vitest run test/clients/order-events.prop.test.ts
+ * A failure prints the line that replays it (CLOBBOT_FUZZ_SEED, CLOBBOT_FUZZ_PATH; CLOBBOT_FUZZ_RUNS
+ * runs more: docs/testing.md).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -14,10 +14,10 @@ import { VirtualClock } from '../../src/core/virtual-clock.ts';
 import { ORDER_EVENT_TYPES } from '../../src/protocol/constants.ts';
 import { USER, makeEvent, scriptedSource, type ScriptedEvent } from './order-events-source.ts';
 import { runOnClock } from './support.ts';
+import { fuzzSettings } from '../../src/testing/fuzz-settings.ts';
 
-const SEED = Number(process.env['CLIENTS_PROP_SEED'] ?? 20_240_808);
-const PATH = process.env['CLIENTS_PROP_PATH'];
-const RUNS = Number(process.env['CLIENTS_PROP_RUNS'] ?? 60);
+/** What CI runs: the replay variables override it. */
+const FUZZ = { numRuns: 60, seed: 20_240_808 };
 const T0 = Date.UTC(2024, 7, 8, 12, 0, 0);
 
 /** Event times: clusters (many in one second), with gaps between them up to `maxGapMs`. */
@@ -79,7 +79,7 @@ describe('orderEvents cursoring properties', () => {
         );
         checkExactlyOnce(batches, scripted);
       }),
-      { seed: SEED, numRuns: RUNS, ...(PATH === undefined ? {} : { path: PATH }) },
+      fuzzSettings(FUZZ),
     );
   });
 
@@ -112,7 +112,7 @@ describe('orderEvents cursoring properties', () => {
           checkExactlyOnce(batches, scripted);
         },
       ),
-      { seed: SEED, numRuns: RUNS, ...(PATH === undefined ? {} : { path: PATH }) },
+      fuzzSettings(FUZZ),
     );
   });
 });

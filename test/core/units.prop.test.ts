@@ -11,6 +11,7 @@ import {
   toUnits,
 } from '../../src/core/units.ts';
 import { isBaseError } from '../../src/core/base-error.ts';
+import { fuzzSettings } from '../../src/testing/fuzz-settings.ts';
 
 const precisions = fc.integer({ min: 0, max: 18 }).map((e) => 10n ** BigInt(e));
 
@@ -55,6 +56,7 @@ describe('units', () => {
       fc.property(fc.bigInt({ min: 0n, max: 1n << 200n }), precisions, (units, precision) => {
         expect(toUnits(fromUnits(units, precision), precision)).toBe(units);
       }),
+      fuzzSettings(),
     );
   });
 
@@ -69,6 +71,7 @@ describe('units', () => {
         expect(new Decimal(up.toString()).gte(exact)).toBe(true);
         expect(up - down).toBe(exact.isInteger() ? 0n : 1n);
       }),
+      fuzzSettings(),
     );
   });
 
@@ -102,6 +105,7 @@ describe('units', () => {
           }
         },
       ),
+      fuzzSettings(),
     );
   });
 
@@ -118,12 +122,14 @@ describe('fromUnits', () => {
       fc.property(fc.bigInt({ min: -(1n << 100n), max: 1n << 100n }), fc.oneof(precisions, fc.bigInt({ min: 1n, max: 10n ** 12n })), (units, precision) => {
         expect(fromUnits(units, precision)).toBe(new Decimal(units.toString()).div(precision.toString()).toFixed());
       }),
+      fuzzSettings(),
     );
     fc.assert(
       fc.property(fc.bigInt({ min: -10_000n, max: 10_000n }), fc.integer({ min: 0, max: 6 }), precisions, (units, zeros, precision) => {
         const value = units * 10n ** BigInt(zeros);
         expect(fromUnits(value, precision)).toBe(new Decimal(value.toString()).div(precision.toString()).toFixed());
       }),
+      fuzzSettings(),
     );
     for (let i = 0; i < 2; i++) expect(() => fromUnits(1n, 0n)).toThrowError(expect.objectContaining({ code: 'UNITS_PRECISION_INVALID' }));
     expect(fromUnits(-5n, 100n)).toBe('-0.05');

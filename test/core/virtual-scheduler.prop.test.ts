@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { debounceTime, interval, Subject, timer } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { VirtualScheduler } from '../../src/core/virtual-scheduler.ts';
+import { fuzzSettings } from '../../src/testing/fuzz-settings.ts';
 
 type Op = { readonly kind: 'schedule'; readonly delay: number } | { readonly kind: 'cancel'; readonly pick: number } | { readonly kind: 'advance'; readonly by: number };
 
@@ -48,7 +49,7 @@ describe('VirtualScheduler', () => {
         }
         expect(ran).toEqual(expected);
       }),
-      { numRuns: 300 },
+      fuzzSettings({ numRuns: 300 }),
     );
   });
 

@@ -88,7 +88,7 @@ describe('execution engine under faults', () => {
     expect(stats.reconciled).toBeGreaterThan(0);
     // REJECTED answers (the rate limits among them) were retried, each attempt counted.
     expect(stats.rejected).toBeGreaterThanOrEqual(4);
-    expect(world.service.faults.pending()).toEqual({ outcomes: 0, relayRejections: 0, unknownAnswers: 0, marketData: 0 });
+    expect(world.service.faults.pending()).toEqual({ outcomes: 0, relayRejections: 0, unknownAnswers: 0, marketData: 0, orderEvents: 0 });
     expect(setup.process.closeCodes).toContain(WS_CLOSE_PENDING_OUTCOME_LIMIT);
     expect(stats.maxPendingOutcomes).toBeLessThanOrEqual(cap);
 

@@ -15,12 +15,11 @@
  *   anything else: never);
  * - the engine's orders and slots are the venue's, and its stop cancels every one of them.
  *
- * Replay a failure with the seed and path fast-check prints:
- *   ENGINE_PROP_SEED=<seed> ENGINE_PROP_PATH=<path> npx vitest run test/execution/engine-interleavings.prop.test.ts
- * (ENGINE_PROP_RUNS sets the number of runs; CLOBBOT_TEST_LOG=debug shows the engine's log. A run
+ * A failure prints the line that replays it (CLOBBOT_FUZZ_SEED, CLOBBOT_FUZZ_PATH; CLOBBOT_FUZZ_RUNS
+ * sets the number of runs: docs/testing.md). CLOBBOT_TEST_LOG=debug shows the engine's log. A run
  * that hangs, e.g. an engine spinning without letting the clock move, is never reported:
  * ENGINE_PROP_TRACE=1 prints each run's input to stderr before it starts; ENGINE_PROP_REPLAY=<file>
- * runs such an input alone.)
+ * runs such an input alone.
  */
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
@@ -47,10 +46,8 @@ import {
   type EngineSetup,
   type EngineVenue,
 } from './engine-support.ts';
+import { fuzzSettings } from '../../src/testing/fuzz-settings.ts';
 
-const SEED = Number(process.env['ENGINE_PROP_SEED'] ?? 20_251_126);
-const PATH = process.env['ENGINE_PROP_PATH'];
-const RUNS = Number(process.env['ENGINE_PROP_RUNS'] ?? 12);
 /** A traced run's input (`{world, commands}`, JSON), run alone. */
 const REPLAY = process.env['ENGINE_PROP_REPLAY'];
 
@@ -305,14 +302,16 @@ async function check(world: World, commands: readonly Command[]): Promise<void> 
 
 describe('execution engine interleavings (in-process venue, drawn latencies, faults and crashes)', () => {
   it('keeps every invariant through random submissions, delays, faults, blackouts and crashes', { timeout: 120_000 }, async () => {
+    const settings = fuzzSettings<[World, Command[]]>({ numRuns: 12, seed: 20_251_126 });
     await fc.assert(
       fc.asyncProperty(worldArb, fc.array(commandArb, { minLength: 5, maxLength: 40 }), (world, commands) => check(world, commands)),
       REPLAY === undefined
-        ? { seed: SEED, numRuns: RUNS, examples: REGRESSIONS, ...(PATH === undefined ? {} : { path: PATH, endOnFailure: true }) }
-        : { numRuns: 1, examples: [Object.values(JSON.parse(readFileSync(REPLAY, 'utf8')) as { world: World; commands: Command[] }) as [World, Command[]]] },
+        ? { ...settings, examples: REGRESSIONS }
+        : { plugins: settings.plugins, numRuns: 1, examples: [Object.values(JSON.parse(readFileSync(REPLAY, 'utf8')) as { world: World; commands: Command[] }) as [World, Command[]]] },
     );
-    process.stdout.write(`engine interleavings: ${JSON.stringify(coverage)}, seed ${SEED}\n`);
-    if (REPLAY === undefined) {
+    process.stdout.write(`engine interleavings: ${JSON.stringify(coverage)}, seed ${settings.seed}\n`);
+    // A replayed path or input is one run: too few to see every case.
+    if (REPLAY === undefined && settings.path === undefined) {
       expect(coverage.crashes).toBeGreaterThan(0);
       expect(coverage.reconciled).toBeGreaterThan(0);
     }

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_PENDING_OUTCOMES, InFlightTracker } from '../../src/execution/in-flight-tracker.ts';
 import { RELAY_PENDING_OUTCOME_LIMIT } from '../../src/protocol/constants.ts';
 import { hasCode } from './execution-support.ts';
+import { fuzzSettings } from '../../src/testing/fuzz-settings.ts';
 
 describe('InFlightTracker', () => {
   it('defaults to 48 and refuses caps the relay would not survive', () => {
@@ -68,7 +69,7 @@ describe('InFlightTracker', () => {
         }
         expect(inFlight.maxSeen()).toBeLessThan(RELAY_PENDING_OUTCOME_LIMIT);
       }),
-      { numRuns: 300 },
+      fuzzSettings({ numRuns: 300 }),
     );
   });
 });

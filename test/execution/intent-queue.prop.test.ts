@@ -10,6 +10,7 @@ import { IntentQueue, type DroppedIntent } from '../../src/execution/intent-queu
 import { QUEUE_POLICIES } from '../../src/config/run-config.ts';
 import { isRiskReducing, type Intent } from '../../src/strategy/intents.ts';
 import { MARKET_A, MARKET_B, placement, slotCancel } from './execution-support.ts';
+import { fuzzSettings } from '../../src/testing/fuzz-settings.ts';
 
 const MARKETS = [MARKET_A, MARKET_B, '0xcccccccccccccccccccccccccccccccccccccccc' as typeof MARKET_A];
 const PURPOSES = ['quotes', 'hedge'];
@@ -114,7 +115,7 @@ describe('IntentQueue properties', () => {
             if (item.reason === 'superseded') expect(item.supersededBy).toBeGreaterThan(item.seq);
           }
         }),
-        { numRuns: 300 },
+        fuzzSettings({ numRuns: 300 }),
       );
     });
   }

@@ -8,6 +8,7 @@ import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fastJournalRecord, journalRecordSchema } from '../../src/execution/journal-record.ts';
+import { fuzzSettings } from '../../src/testing/fuzz-settings.ts';
 
 const REQUEST_ID = '01a20495-16f1-7326-bcbd-f8bef37ae634';
 const TX = `0x${'ab'.repeat(32)}`;
@@ -144,7 +145,7 @@ describe('fastJournalRecord', () => {
         expect(parsed.success).toBe(true);
         expect(sameOutput(fast, parsed.data)).toBe(true);
       }),
-      { numRuns: 20_000 },
+      fuzzSettings({ numRuns: 20_000 }),
     );
     expect(fastCount).toBeGreaterThan(100);
   });

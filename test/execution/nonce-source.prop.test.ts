@@ -8,6 +8,7 @@ import { asyncScheduler } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { createNonceSource, type NonceSource } from '../../src/execution/nonce-source.ts';
 import { hasCode, T0 } from './execution-support.ts';
+import { fuzzSettings } from '../../src/testing/fuzz-settings.ts';
 
 type Op = { readonly kind: 'next'; readonly times: number } | { readonly kind: 'move'; readonly ms: number } | { readonly kind: 'restart' };
 
@@ -52,7 +53,7 @@ describe('nonce source properties', () => {
           }
         }
       }),
-      { numRuns: 300 },
+      fuzzSettings({ numRuns: 300 }),
     );
     // Both branches were exercised.
     expect(refusals).toBeGreaterThan(0);

@@ -9,6 +9,7 @@ import { runConfigSchema } from '../../src/config/run-config.ts';
 import type { Address } from '../../src/protocol/encoding.ts';
 import { isRiskReducing, type Intent, type OrderRequest, type PlaceAndCancel } from '../../src/strategy/intents.ts';
 import { created, monUsdc, T0, trade, tx, wethUsdc } from './portfolio-fixtures.ts';
+import { fuzzSettings } from '../../src/testing/fuzz-settings.ts';
 
 const M = monUsdc.address;
 const at = (n: number) => ({ tx: tx(n), timeMs: T0 + n * 1000 });
@@ -207,7 +208,7 @@ describe('risk: risk-reducing intents', () => {
         expect(isRiskReducing(intent)).toBe(true);
         expect(risk.check(intent)).toEqual({ ok: true });
       }),
-      { seed: 20_250_107, numRuns: 100 },
+      fuzzSettings({ numRuns: 100, seed: 20_250_107 }),
     );
   });
 });

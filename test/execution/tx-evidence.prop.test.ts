@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { Hex } from '../../src/protocol/encoding.ts';
 import type { OrderEvent } from '../../src/protocol/user-data.ts';
 import { TxEvidence } from '../../src/execution/reconciler.ts';
+import { fuzzSettings } from '../../src/testing/fuzz-settings.ts';
 
 const HASHES = Array.from({ length: 5 }, (_, i) => `0x${String(i + 1).repeat(64)}` as Hex);
 const T0 = Date.parse('2026-01-01T00:00:00.000Z');
@@ -65,7 +66,7 @@ describe('TxEvidence.prune', () => {
           }
         }
       }),
-      { numRuns: 2000 },
+      fuzzSettings({ numRuns: 2000 }),
     );
   });
 });

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import lz4 from 'lz4js';
 import { describe, expect, it } from 'vitest';
 import { decodeLz4Frame, encodeLz4Frame, Lz4FrameError } from '../../src/feeds/lz4-frame.ts';
+import { fuzzSettings } from '../../src/testing/fuzz-settings.ts';
 
 /** Bytes that look like a feed's columns: runs, repeats and noise. */
 const contents = fc.oneof(
@@ -22,7 +23,7 @@ describe('LZ4 frames', () => {
         expect(Uint8Array.from(lz4.decompress(ours))).toEqual(data);
         expect(decodeLz4Frame(lz4.compress(data), data.length)).toEqual(data);
       }),
-      { numRuns: 200 },
+      fuzzSettings({ numRuns: 200 }),
     );
   });
 
@@ -51,7 +52,7 @@ describe('LZ4 frames', () => {
         }
         expect(Buffer.compare(Buffer.from(decoded), Buffer.from(data))).toBe(0);
       }),
-      { numRuns: 300 },
+      fuzzSettings({ numRuns: 300 }),
     );
     expect(() => decodeLz4Frame(frame.subarray(0, frame.length - 3))).toThrow(Lz4FrameError);
   });

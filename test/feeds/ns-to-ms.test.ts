@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { msReader } from '../../src/feeds/ns-to-ms.ts';
+import { fuzzSettings } from '../../src/testing/fuzz-settings.ts';
 
 describe('msReader', () => {
   it('gives exactly the floored ms of any non-negative int64 ns timestamp (1970 to 2262)', () => {
@@ -10,7 +11,7 @@ describe('msReader', () => {
         const ms = msReader(column);
         values.forEach((ns, index) => expect(ms(index)).toBe(Number(ns / 1_000_000n)));
       }),
-      { numRuns: 500 },
+      fuzzSettings({ numRuns: 500 }),
     );
     const edges = BigInt64Array.from([0n, 999_999n, 1_000_000n, 4_294_967_295n, 4_294_967_296n, 1_723_161_253_937_085_768n]);
     const ms = msReader(edges.subarray(1));

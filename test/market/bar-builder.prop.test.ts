@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { BarBuilder, type BarTrade } from '../../src/market/bar-builder.ts';
 import type { Candle } from '../../src/market/candle.ts';
+import { fuzzSettings } from '../../src/testing/fuzz-settings.ts';
 
 const trade = fc.record({
   time: fc.integer({ min: 0, max: 100_000 }),
@@ -35,6 +36,7 @@ describe('BarBuilder properties', () => {
         expect(candles.reduce((sum, c) => sum + c.numTrades, 0)).toBe(trades.length);
         expect(candles.reduce((sum, c) => sum + c.quoteVolume, 0n)).toBe(trades.reduce((sum, t) => sum + t.price * t.qty, 0n));
       }),
+      fuzzSettings(),
     );
   });
 
@@ -60,6 +62,7 @@ describe('BarBuilder properties', () => {
           }
         });
       }),
+      fuzzSettings(),
     );
   });
 });

@@ -4,6 +4,7 @@ import { Decimal } from '../../src/core/decimal.ts';
 import { fromUnits } from '../../src/core/units.ts';
 import { OrderBook } from '../../src/market/order-book-model.ts';
 import { parseDepthBody } from '../../src/market/parse-depth-body.ts';
+import { fuzzSettings } from '../../src/testing/fuzz-settings.ts';
 
 const decimals = fc.integer({ min: 0, max: 18 });
 const units = fc.bigInt({ min: 1n, max: (1n << 96n) - 1n });
@@ -57,6 +58,7 @@ describe('OrderBook properties', () => {
         expect(fast.levels('bid')).toEqual(slow.levels('bid'));
         expect(fast.levels('ask')).toEqual(slow.levels('ask'));
       }),
+      fuzzSettings(),
     );
   });
 
@@ -79,6 +81,7 @@ describe('OrderBook properties', () => {
           }
         }
       }),
+      fuzzSettings(),
     );
   });
 
@@ -96,6 +99,7 @@ describe('OrderBook properties', () => {
         expect(imbalance!.gte(-1) && imbalance!.lte(1)).toBe(true);
         expect(imbalance!.isZero() ? 0 : imbalance!.isNegative() ? -1 : 1).toBe(bid > ask ? 1 : bid < ask ? -1 : 0);
       }),
+      fuzzSettings(),
     );
   });
 
@@ -112,6 +116,7 @@ describe('OrderBook properties', () => {
         }
         expect(micro!.gte(bid.price.toString()) && micro!.lte(ask.price.toString())).toBe(true);
       }),
+      fuzzSettings(),
     );
   });
 
@@ -140,6 +145,7 @@ describe('OrderBook properties', () => {
           expect(book.levels(side)).toEqual(want);
         }
       }),
+      fuzzSettings(),
     );
   });
 });

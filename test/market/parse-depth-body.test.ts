@@ -4,6 +4,7 @@ import { depthSchema } from '../../src/protocol/market-data.ts';
 import { OrderBook } from '../../src/market/order-book-model.ts';
 import { parseDepthBody } from '../../src/market/parse-depth-body.ts';
 import { BTCUSDT, snapshotBody } from './support/capture.ts';
+import { fuzzSettings } from '../../src/testing/fuzz-settings.ts';
 
 const market = { pricePrecision: 100n, sizePrecision: 1000n };
 const code = (text: string) => {
@@ -96,7 +97,7 @@ describe('parseDepthBody', () => {
           else expect(code(body)).toBe('PROTOCOL_SCHEMA_MISMATCH');
         },
       ),
-      { numRuns: 1_000 },
+      fuzzSettings({ numRuns: 1_000 }),
     );
   });
 });

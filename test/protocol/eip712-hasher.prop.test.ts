@@ -16,6 +16,7 @@ import {
 } from '../../src/protocol/intent-signing.ts';
 import { address, batch, bytes32, header } from '../../src/testing/arbitraries.ts';
 import { uintMax } from '../../src/protocol/encoding.ts';
+import { fuzzSettings } from '../../src/testing/fuzz-settings.ts';
 
 const domainArbitrary = fc.record({
   chainId: fc.constantFrom(143, 10143, 31337, 1),
@@ -29,7 +30,7 @@ describe('the fast EIP-712 hasher', () => {
       fc.property(domainArbitrary, batch, (domain, intent) => {
         expect(batchIntentDigest({ domain, intent })).toBe(hashTypedData(batchIntentTypedData({ domain, intent })));
       }),
-      { numRuns: 200 },
+      fuzzSettings({ numRuns: 200 }),
     );
   });
 
@@ -42,7 +43,7 @@ describe('the fast EIP-712 hasher', () => {
         const cancel = { accountId: h.accountId, authNonce: h.authNonce, nonce: h.nonce, deadline: h.deadline, triggerId: h.clientOrderId };
         expect(cancelTriggerIntentDigest({ domain, intent: cancel })).toBe(hashTypedData(cancelTriggerIntentTypedData({ domain, intent: cancel })));
       }),
-      { numRuns: 100 },
+      fuzzSettings({ numRuns: 100 }),
     );
     fc.assert(
       fc.property(address, address, address, fc.bigInt({ min: 0n, max: uintMax(256) }), (core, owner, signer, nonce) => {
@@ -50,7 +51,7 @@ describe('the fast EIP-712 hasher', () => {
         const intent = { account: owner, authorizer: owner, signer, permissions: 1n, expiry: 0n, nonce, deadline: nonce };
         expect(authorizeAccountSignerDigest({ domain, intent })).toBe(hashTypedData(authorizeAccountSignerTypedData({ domain, intent })));
       }),
-      { numRuns: 100 },
+      fuzzSettings({ numRuns: 100 }),
     );
   });
 
@@ -61,7 +62,7 @@ describe('the fast EIP-712 hasher', () => {
       fc.asyncProperty(domainArbitrary, batch, async (domain, intent) => {
         expect(await signBatchIntent(account, { domain, intent })).toBe(await signBatchIntent(remoteLike, { domain, intent }));
       }),
-      { numRuns: 20 },
+      fuzzSettings({ numRuns: 20 }),
     );
   });
 });

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeUint, encodeUint, isCanonicalUint, isHexBytes, toHexBytes, uintMax } from '../../src/protocol/encoding.ts';
+import { fuzzSettings } from '../../src/testing/fuzz-settings.ts';
 
 const bits = fc.constantFrom(8, 32, 40, 64, 96, 256);
 
@@ -12,6 +13,7 @@ describe('canonical integer encoding', () => {
         expect(isCanonicalUint(text, b)).toBe(true);
         expect(decodeUint(text, b)).toBe(value);
       }),
+      fuzzSettings(),
     );
   });
 
@@ -35,6 +37,7 @@ describe('canonical integer encoding', () => {
         expect(isCanonicalUint(text, 64)).toBe(false);
         expect(() => decodeUint(text, 64)).toThrowError(expect.objectContaining({ code: 'PROTOCOL_NON_CANONICAL' }));
       }),
+      fuzzSettings(),
     );
   });
 
@@ -45,6 +48,7 @@ describe('canonical integer encoding', () => {
         expect(() => encodeUint(tooLarge, b)).toThrowError(expect.objectContaining({ code: 'PROTOCOL_NON_CANONICAL' }));
         expect(isCanonicalUint(tooLarge.toString(), b)).toBe(false);
       }),
+      fuzzSettings(),
     );
     expect(() => encodeUint(-1n, 64)).toThrowError(expect.objectContaining({ code: 'PROTOCOL_NON_CANONICAL' }));
     expect(isCanonicalUint('0', 8)).toBe(true);
@@ -63,6 +67,7 @@ describe('exact-width lowercase hex', () => {
         expect(isHexBytes(`${hex}00`, n)).toBe(false);
         expect(isHexBytes(hex.slice(0, -2), n)).toBe(false);
       }),
+      fuzzSettings(),
     );
   });
 });

@@ -16,7 +16,7 @@ import {
   tradingWalletDomain,
   type Eip712Domain,
 } from '../../src/protocol/eip712-types.ts';
-import { hashCancelSlotIdxs, hashExpectedOrderIds, hashOrders, hashPackedOps } from '../../src/protocol/intent-hashes.ts';
+import { hashCancelSlotIdxs, hashExpectedOrderIds, hashOrders } from '../../src/protocol/intent-hashes.ts';
 import {
   SECP256K1_N,
   assertCanonicalSignature,

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { bytesToHex, keccak256 } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { keccak256Bytes, keccak256Into } from '../../src/protocol/keccak256.ts';
+import { fuzzSettings } from '../../src/testing/fuzz-settings.ts';
 
 const ours = (input: Uint8Array): string => bytesToHex(keccak256Bytes(input));
 /** Deterministic non-trivial bytes: every byte value shows up, no two blocks alike. */
@@ -42,7 +43,7 @@ describe('keccak256Bytes', () => {
       fc.property(fc.uint8Array({ minLength: 0, maxLength: 2000 }), (input) => {
         expect(ours(input)).toBe(keccak256(input));
       }),
-      { numRuns: 300 },
+      fuzzSettings({ numRuns: 300 }),
     );
   });
 });

@@ -8,8 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { isBaseError } from '../../src/core/base-error.ts';
 import type { Hex } from '../../src/protocol/encoding.ts';
 import { decodePackedOps, encodePackedOps, encodePackedOpsToBytes, type PackedOp, type PackedPlaceOp } from '../../src/protocol/packed-ops.ts';
+import { fuzzSettings } from '../../src/testing/fuzz-settings.ts';
 
-const RUNS = { numRuns: 300 } as const;
+const RUNS = fuzzSettings({ numRuns: 300 });
 const UINT32 = (1n << 32n) - 1n;
 const UINT96 = (1n << 96n) - 1n;
 

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { Hex } from '../../src/protocol/encoding.ts';
 import { localAccount } from '../../src/protocol/local-account.ts';
 import { recoverDigestAddress } from '../../src/protocol/recover-address.ts';
+import { fuzzSettings } from '../../src/testing/fuzz-settings.ts';
 
 const privateKey = fc.uint8Array({ minLength: 32, maxLength: 32 }).map((bytes) => toHex(bytes)).filter((hex) => BigInt(hex) > 0n && BigInt(hex) < 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n);
 const digest = fc.uint8Array({ minLength: 1, maxLength: 64 }).map((bytes) => keccak256(bytes));
@@ -25,7 +26,7 @@ describe('recoverDigestAddress', () => {
         const v = Number.parseInt(signature.slice(130), 16);
         expect(recoverDigestAddress(hash, { r: `0x${signature.slice(2, 66)}`, s: `0x${signature.slice(66, 130)}`, yParity: v - 27 })).toBe(expected);
       }),
-      { numRuns: 30 },
+      fuzzSettings({ numRuns: 30 }),
     );
   });
 
@@ -44,7 +45,7 @@ describe('recoverDigestAddress', () => {
         const flipped = `${signature.slice(0, 130)}${signature.endsWith('1b') ? '1c' : '1b'}` as Hex;
         expect(recoverDigestAddress(hash, flipped)).toBe((await recoverAddress({ hash, signature: flipped })).toLowerCase());
       }),
-      { numRuns: 30 },
+      fuzzSettings({ numRuns: 30 }),
     );
   });
 });

@@ -4,6 +4,7 @@ import { RelayMethod } from '../../src/protocol/constants.ts';
 import { encodeBatchPayload, encodeAuthorizeSignerPayload } from '../../src/protocol/relay-payloads.ts';
 import { encodeRelayRestRequest, encodeRelayWsMessage, parseRelayRestRequest, parseRelayWsMessage } from '../../src/protocol/relay-request.ts';
 import { address, batch, signature } from '../../src/testing/arbitraries.ts';
+import { fuzzSettings } from '../../src/testing/fuzz-settings.ts';
 
 const wallet = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
 const requestId = '019a2b3c-4d5e-7f60-8a1b-2c3d4e5f6a7b';
@@ -65,7 +66,7 @@ describe('parseRelayRestRequest', () => {
         if (!result.ok) return;
         expect(result.value.payload).toEqual({ ...intent, signature: signatureHex });
       }),
-      { numRuns: 200 },
+      fuzzSettings({ numRuns: 200 }),
     );
   });
 
@@ -152,7 +153,7 @@ describe('parseRelayRestRequest', () => {
         const result = parseRelayRestRequest(text);
         if (!result.ok) expect(result.error.code).toMatch(/^[A-Z_]+$/);
       }),
-      { numRuns: 500 },
+      fuzzSettings({ numRuns: 500 }),
     );
   });
 });
@@ -184,7 +185,7 @@ describe('parseRelayWsMessage', () => {
         const result = parseRelayWsMessage(text, other);
         expect(!result.ok && result.error.code).toBe('WALLET_MISMATCH');
       }),
-      { numRuns: 50 },
+      fuzzSettings({ numRuns: 50 }),
     );
   });
 });
@@ -201,7 +202,7 @@ describe('encodeRelayRestRequest / encodeRelayWsMessage', () => {
         const wsParsed = parseRelayWsMessage(wsText, wallet);
         expect(wsParsed.ok && wsParsed.value).toEqual({ id: requestId, method: RelayMethod.executeBatch, payload, authorization7702: null });
       }),
-      { numRuns: 100 },
+      fuzzSettings({ numRuns: 100 }),
     );
   });
 });

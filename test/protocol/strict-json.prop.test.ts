@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAX_DEPTH, formatJsonPath, parseStrictJson, type JsonValue } from '../../src/protocol/strict-json.ts';
+import { fuzzSettings } from '../../src/testing/fuzz-settings.ts';
 
 /** Inserts a duplicate of `key` into the object reached by `route` inside `value`, as JSON text. */
 function withDuplicate(value: JsonValue, route: number[], key: string): { text: string; path: (string | number)[] } {
@@ -49,6 +50,7 @@ describe('parseStrictJson', () => {
       fc.property(fc.jsonValue(), (value) => {
         expect(JSON.parse(JSON.stringify(parseStrictJson(JSON.stringify(value, null, 1))))).toEqual(JSON.parse(JSON.stringify(value)));
       }),
+      fuzzSettings(),
     );
   });
 
@@ -67,6 +69,7 @@ describe('parseStrictJson', () => {
         expect(caught).toMatchObject({ code: 'PROTOCOL_DUPLICATE_FIELD' });
         expect((caught as { details: { path: string } }).details.path).toBe(formatJsonPath(path));
       }),
+      fuzzSettings(),
     );
   });
 
@@ -88,6 +91,7 @@ describe('parseStrictJson', () => {
           expect(error).toMatchObject({ code: expect.stringMatching(/^PROTOCOL_(INVALID_JSON|DUPLICATE_FIELD)$/) });
         }
       }),
+      fuzzSettings(),
     );
   });
 

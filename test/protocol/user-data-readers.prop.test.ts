@@ -4,6 +4,7 @@ import { fitsUint, uintMax } from '../../src/protocol/encoding.ts';
 import { readActiveOrdersResponse, readOrderEventsPath, readOrderEventsQuery, readOrderEventsResponse } from '../../src/protocol/user-data-readers.ts';
 import { activeOrdersResponseSchema, orderEventsPathSchema, orderEventsQuerySchema, orderEventsResponseSchema } from '../../src/protocol/user-data.ts';
 import { agrees, itAgreesWithSchema, type Json } from './support/fast-reader-check.ts';
+import { fuzzSettings } from '../../src/testing/fuzz-settings.ts';
 
 const hex = (length: number) => fc.string({ unit: fc.constantFrom(...'0123456789abcdefABCDEF'), minLength: length, maxLength: length });
 const address = hex(40).map((h) => `0x${h}`);
@@ -98,7 +99,7 @@ describe('the fast readers of an order-events request', () => {
         const raw = Object.assign(Object.create(null) as Record<string, string>, record);
         if (agrees(readOrderEventsQuery, orderEventsQuerySchema, raw as Json) === 'read') read += 1;
       }),
-      { numRuns: 3000 },
+      fuzzSettings({ numRuns: 3000 }),
     );
     expect(read).toBeGreaterThan(100);
   });
@@ -108,6 +109,7 @@ describe('the fast readers of an order-events request', () => {
       fc.property(fc.oneof(address, parameter), (userAddress) => {
         agrees(readOrderEventsPath, orderEventsPathSchema, { userAddress });
       }),
+      fuzzSettings(),
     );
     expect(readOrderEventsPath({ userAddress: `0x${'AB'.repeat(20)}` })).toEqual({ userAddress: `0x${'ab'.repeat(20)}` });
   });

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { requestTarget, requestTargetUncached as reference } from '../../src/runtime/in-process-http.ts';
+import { fuzzSettings } from '../../src/testing/fuzz-settings.ts';
 
 const piece = fc.constantFrom('?', '#', '?a=1', '&b=x y', '#x?y', '?q#f', '\t', ' ', '\\', '/..', '/./', '%2e', '%', '@', ':', 'u:p@', '[', ':99999', '/p?q', '', 'é', '\n', "'", '"', '<', '>', '`', '{', '\u007f', '+', '=');
 
@@ -20,7 +21,7 @@ describe('requestTarget', () => {
         expect(requestTarget(second)).toEqual(reference(second));
         expect(requestTarget(first)).toEqual(reference(first));
       }),
-      { numRuns: 3000 },
+      fuzzSettings({ numRuns: 3000 }),
     );
   });
 

@@ -39,7 +39,9 @@ describe('fault model: standing settings', () => {
     const faults = createFaultModel({ clock, random });
     expect(faults.get()).toEqual(FAULTS_OFF);
     for (let i = 0; i < 50; i++) {
-      expect(faults.outcome()).toEqual({ withhold: false, delayMs: 0 });
+      expect(faults.outcome()).toStrictEqual({ withhold: false, delayMs: 0 });
+      expect(faults.orderEventsDelayMs()).toBe(0);
+      expect(faults.orderEventDelaysFromMs()).toBeUndefined();
       expect(faults.relayRejection()).toBeUndefined();
       expect(faults.relayUnknown()).toBe(false);
       expect(faults.marketData()).toEqual({ delayMs: 0, failure: undefined });
@@ -79,12 +81,12 @@ describe('fault model: one-shot actions', () => {
     faults.apply(faultActionSchema.parse({ action: 'answer-unknown', count: 2 }));
     faults.apply(faultActionSchema.parse({ action: 'answer-rejected' }));
     faults.apply(faultActionSchema.parse({ action: 'answer-rejected', code: 'RATE_LIMITED', retryAfterMs: 2500 }));
-    expect(faults.pending()).toEqual({ outcomes: 0, relayRejections: 2, unknownAnswers: 2, marketData: 0 });
+    expect(faults.pending()).toEqual({ outcomes: 0, relayRejections: 2, unknownAnswers: 2, marketData: 0, orderEvents: 0 });
     expect([faults.relayUnknown(), faults.relayUnknown(), faults.relayUnknown()]).toEqual([true, true, false]);
     expect(faults.relayRejection()).toEqual({ code: 'INTERNAL_ERROR', retryAfterMs: null });
     expect(faults.relayRejection()).toEqual({ code: 'RATE_LIMITED', retryAfterMs: 2500 });
     expect(faults.relayRejection()).toBeUndefined();
-    expect(faults.pending()).toEqual({ outcomes: 0, relayRejections: 0, unknownAnswers: 0, marketData: 0 });
+    expect(faults.pending()).toEqual({ outcomes: 0, relayRejections: 0, unknownAnswers: 0, marketData: 0, orderEvents: 0 });
   });
 
   it('withholds or delays the next outcomes, a one-shot delay on top of the standing one', () => {
@@ -96,6 +98,73 @@ describe('fault model: one-shot actions', () => {
     expect(faults.outcome()).toEqual({ withhold: false, delayMs: 5100 });
     expect(faults.outcome()).toEqual({ withhold: false, delayMs: 5100 });
     expect(faults.outcome()).toEqual({ withhold: false, delayMs: 100 });
+  });
+
+  it('duplicates or reorders the next outcomes, sharing one queue with withhold and delay in the order applied', () => {
+    const { faults } = model();
+    faults.apply({ action: 'set', settings: { outcomeDelayMs: 20 } });
+    faults.apply({ action: 'duplicate-outcomes', count: 2 });
+    faults.apply({ action: 'withhold-outcomes' });
+    faults.apply({ action: 'reorder-outcomes' });
+    faults.apply({ action: 'delay-outcomes', delayMs: 300 });
+    expect(faults.pending().outcomes).toBe(5);
+    expect(Array.from({ length: 6 }, () => faults.outcome())).toEqual([
+      { withhold: false, delayMs: 20, duplicate: true },
+      { withhold: false, delayMs: 20, duplicate: true },
+      { withhold: true },
+      { withhold: false, delayMs: 20, reorder: true },
+      { withhold: false, delayMs: 320 },
+      { withhold: false, delayMs: 20 },
+    ]);
+    expect(faults.pending().outcomes).toBe(0);
+  });
+
+  it('draws the duplicate and reorder rates from the seeded source, only when above 0', () => {
+    const clock = new VirtualClock(T0);
+    const random = countingRandom(3);
+    const faults = createFaultModel({ clock, random });
+    faults.set({ ...FAULTS_OFF, duplicateOutcomesRate: 1 });
+    expect(faults.outcome()).toEqual({ withhold: false, delayMs: 0, duplicate: true });
+    expect(random.draws).toBe(1);
+    faults.set({ ...FAULTS_OFF, duplicateOutcomesRate: 0.5, reorderOutcomesRate: 0.5 });
+    const drawn = Array.from({ length: 400 }, () => faults.outcome()) as { duplicate?: true; reorder?: true }[];
+    expect(random.draws).toBe(1 + 800);
+    const duplicated = drawn.filter((fault) => fault.duplicate === true).length;
+    const reordered = drawn.filter((fault) => fault.reorder === true).length;
+    expect(duplicated).toBeGreaterThan(150);
+    expect(duplicated).toBeLessThan(250);
+    expect(reordered).toBeGreaterThan(150);
+    expect(reordered).toBeLessThan(250);
+    // A queued action stands in for its own rate: nothing is drawn for it.
+    faults.set({ ...FAULTS_OFF, duplicateOutcomesRate: 0.5 });
+    faults.apply({ action: 'duplicate-outcomes' });
+    const before = random.draws;
+    expect(faults.outcome()).toEqual({ withhold: false, delayMs: 0, duplicate: true });
+    expect(random.draws).toBe(before);
+  });
+
+  it('delays the next order events of blocks at or after the moment the action was applied, in the order applied', () => {
+    const { clock, faults } = model();
+    clock.advanceBy(1000);
+    expect(faults.orderEventDelaysFromMs()).toBeUndefined();
+    expect(faults.orderEventDelay(T0 + 5000)).toBeUndefined();
+    faults.apply({ action: 'set', settings: { orderEventsDelayMs: 250 } });
+    faults.apply({ action: 'delay-order-events', count: 2, delayMs: 4000 });
+    clock.advanceBy(500);
+    faults.apply({ action: 'delay-order-events', delayMs: 9000 });
+    expect(faults.pending().orderEvents).toBe(3);
+    expect(faults.orderEventDelaysFromMs()).toBe(T0 + 1000);
+    expect(faults.orderEventsDelayMs()).toBe(250);
+    // An event of a block before the action takes nothing and uses nothing up.
+    expect(faults.orderEventDelay(T0 + 999)).toBeUndefined();
+    expect(faults.orderEventDelay(T0 + 1000)).toBe(4000);
+    expect(faults.orderEventDelay(T0 + 1200)).toBe(4000);
+    expect(faults.orderEventDelaysFromMs()).toBe(T0 + 1500);
+    expect(faults.orderEventDelay(T0 + 1400)).toBeUndefined();
+    expect(faults.orderEventDelay(T0 + 1500)).toBe(9000);
+    expect(faults.orderEventDelay(T0 + 1600)).toBeUndefined();
+    expect(faults.orderEventDelaysFromMs()).toBeUndefined();
+    expect(faults.pending().orderEvents).toBe(0);
   });
 
   it('fails the next market-data requests with the given 5xx or a 429, keeping the standing delay', () => {
@@ -213,6 +282,11 @@ describe('fault config schemas', () => {
     expect(faultActionSchema.parse({ action: 'withhold-outcomes' })).toEqual({ action: 'withhold-outcomes', count: 1 });
     expect(faultActionSchema.parse({ action: 'answer-rejected', count: 3 })).toEqual({ action: 'answer-rejected', count: 3, code: 'INTERNAL_ERROR', retryAfterMs: 1000 });
     expect(faultActionSchema.parse({ action: 'fail-market-data' })).toEqual({ action: 'fail-market-data', count: 1, status: 503 });
+    expect(faultActionSchema.parse({ action: 'duplicate-outcomes' })).toEqual({ action: 'duplicate-outcomes', count: 1 });
+    expect(faultActionSchema.parse({ action: 'reorder-outcomes', count: 4 })).toEqual({ action: 'reorder-outcomes', count: 4 });
+    expect(faultActionSchema.parse({ action: 'delay-order-events', delayMs: 7000 })).toEqual({ action: 'delay-order-events', count: 1, delayMs: 7000 });
+    expect(faultActionSchema.safeParse({ action: 'delay-order-events' }).success).toBe(false);
+    expect(faultActionSchema.safeParse({ action: 'duplicate-outcomes', delayMs: 5 }).success).toBe(false);
     expect(faultActionSchema.safeParse({ action: 'explode' }).success).toBe(false);
     expect(faultActionSchema.safeParse({ action: 'drop-connections', count: 2 }).success).toBe(false);
     expect(faultActionSchema.safeParse({ action: 'answer-rejected', code: 'INVALID_SIGNATURE' }).success).toBe(false);

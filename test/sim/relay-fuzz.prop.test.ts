@@ -7,6 +7,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WALLET, batchRestBody, batchWsFrame, bearer, getJson, onboard, postText, restingBuy, startTestVenue, TestSocket, type TestVenue } from './relay-harness.ts';
+import { fuzzSettings } from '../../src/testing/fuzz-settings.ts';
 
 let venue: TestVenue;
 let token: string;
@@ -117,7 +118,7 @@ describe('relay fuzz', () => {
         expect(Object.hasOwn(answer.body, 'requestId')).toBe(true);
         expect(['BROADCAST', 'REJECTED']).toContain(answer.body.status);
       }),
-      { numRuns: 300 },
+      fuzzSettings({ numRuns: 300 }),
     );
     expect((await getJson(`${venue.url}/sim/info`)).status).toBe(200);
   });
@@ -148,7 +149,7 @@ describe('relay fuzz', () => {
           });
           expect(socket.closed).toBeUndefined();
         }),
-        { numRuns: 150 },
+        fuzzSettings({ numRuns: 150 }),
       );
     } finally {
       socket.close();

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { serialise } from '../../src/sim/route-dispatch.ts';
+import { fuzzSettings } from '../../src/testing/fuzz-settings.ts';
 
 const text = fc.oneof(fc.string(), fc.constantFrom('0.0349715', '2000', '', '"', '\\', '\u2028', '\ud800', 'é'));
 const pair = fc.tuple(text, text);
@@ -15,7 +16,7 @@ describe('serialise', () => {
       fc.property(body, (answer) => {
         expect(serialise(answer)).toBe(JSON.stringify(answer));
       }),
-      { numRuns: 3000 },
+      fuzzSettings({ numRuns: 3000 }),
     );
   });
 

@@ -1,7 +1,7 @@
 /**
  * Fuzzing the query parsers through the routes: random query strings and paths never make a route
- * throw or answer 5xx, and every answer has its endpoint's documented shape. fast-check prints the
- * seed and path of a failure (`fc.assert(..., { seed, path })` replays it).
+ * throw or answer 5xx, and every answer has its endpoint's documented shape. A failure prints the line
+ * that replays it (CLOBBOT_FUZZ_SEED, CLOBBOT_FUZZ_PATH: docs/testing.md).
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +20,7 @@ import { JwtSecret } from '../../src/sim/jwt.ts';
 import { marketAndUserRoutes } from '../../src/sim/market-and-user-routes.ts';
 import { call } from './sim-request.ts';
 import { createVenueFixture, TAKER, type VenueFixture } from './venue-fixture.ts';
+import { fuzzSettings } from '../../src/testing/fuzz-settings.ts';
 
 let fixture: VenueFixture;
 let routes: SimRoute[];
@@ -82,7 +83,7 @@ describe('market-data routes under random queries', () => {
         }
         expect(response.headers?.['X-MBX-USED-WEIGHT-1M']).toMatch(/^[1-9][0-9]*$/);
       }),
-      { numRuns: 600 },
+      fuzzSettings({ numRuns: 600 }),
     );
     // The generator reaches both answers, not only refusals.
     expect([...statuses].sort()).toEqual([200, 400]);
@@ -118,7 +119,7 @@ describe('user-data and token routes under random paths and queries', () => {
         if (response.status === 200) (schema as z.ZodType).parse(response.body);
         else userDataErrorBodySchema.parse(response.body);
       }),
-      { numRuns: 400 },
+      fuzzSettings({ numRuns: 400 }),
     );
     expect([...statuses].sort()).toEqual([200, 400, 404]);
   });
@@ -154,7 +155,7 @@ describe('user-data and token routes under random paths and queries', () => {
         if (response.status === 200) (toQuote ? quoteResponseSchema : generateTokenResponseSchema).parse(response.body);
         else expect(response.body).toEqual({ error: expect.any(String) });
       }),
-      { numRuns: 300 },
+      fuzzSettings({ numRuns: 300 }),
     );
   });
 });
@@ -179,7 +180,7 @@ describe('market data over HTTP under random query strings', () => {
         const body: unknown = await response.json();
         if (response.status !== 200) marketDataErrorBodySchema.parse(body);
       }),
-      { numRuns: 150 },
+      fuzzSettings({ numRuns: 150 }),
     );
   });
 });

@@ -103,7 +103,7 @@ describe('/sim/faults/actions and /sim/faults/script', () => {
     expect(applied.status).toBe(200);
     expect(applied.body).toEqual({
       action: { action: 'answer-rejected', count: 2, code: 'RATE_LIMITED', retryAfterMs: 1000 },
-      pending: { outcomes: 0, relayRejections: 2, unknownAnswers: 0, marketData: 0 },
+      pending: { outcomes: 0, relayRejections: 2, unknownAnswers: 0, marketData: 0, orderEvents: 0 },
     });
     expect((await getJson(`${venue.url}/sim/faults/actions`)).body).toEqual({ pending: applied.body.pending });
     // Used up by the next two submissions, which never reach the venue.
@@ -141,7 +141,46 @@ describe('/sim/faults/actions and /sim/faults/script', () => {
       expect(answer.body, JSON.stringify(body)).toMatchObject({ code, retryable: false });
     }
     expect((await postText(`${venue.url}/sim/faults/actions`, '{"action":"drop-connections","action":"expire-tokens"}')).body).toMatchObject({ code: 'DUPLICATE_FIELD' });
-    expect((await getJson(`${venue.url}/sim/faults/actions`)).body.pending).toEqual({ outcomes: 0, relayRejections: 0, unknownAnswers: 0, marketData: 0 });
+    expect((await getJson(`${venue.url}/sim/faults/actions`)).body.pending).toEqual({ outcomes: 0, relayRejections: 0, unknownAnswers: 0, marketData: 0, orderEvents: 0 });
+  });
+
+  it('takes duplicate-outcomes, reorder-outcomes and delay-order-events, with their defaults, by action and by script', async () => {
+    const none = { outcomes: 0, relayRejections: 0, unknownAnswers: 0, marketData: 0, orderEvents: 0 };
+    const duplicate = await postJson(`${venue.url}/sim/faults/actions`, { action: 'duplicate-outcomes' });
+    expect(duplicate.body).toEqual({ action: { action: 'duplicate-outcomes', count: 1 }, pending: { ...none, outcomes: 1 } });
+    const reorder = await postJson(`${venue.url}/sim/faults/actions`, { action: 'reorder-outcomes', count: 2 });
+    expect(reorder.body).toEqual({ action: { action: 'reorder-outcomes', count: 2 }, pending: { ...none, outcomes: 3 } });
+    const delayed = await postJson(`${venue.url}/sim/faults/actions`, { action: 'delay-order-events', count: 4, delayMs: 2500 });
+    expect(delayed.body).toEqual({ action: { action: 'delay-order-events', count: 4, delayMs: 2500 }, pending: { ...none, outcomes: 3, orderEvents: 4 } });
+    for (const [body, code] of [
+      [{ action: 'delay-order-events', count: 1 }, 'INVALID_REQUEST'],
+      [{ action: 'delay-order-events', delayMs: 600_001 }, 'INVALID_REQUEST'],
+      [{ action: 'reorder-outcomes', count: 0 }, 'INVALID_REQUEST'],
+      [{ action: 'duplicate-outcomes', delayMs: 1 }, 'UNKNOWN_FIELD'],
+    ] as const) {
+      const answer = await postJson(`${venue.url}/sim/faults/actions`, body);
+      expect(answer.status, JSON.stringify(body)).toBe(400);
+      expect(answer.body, JSON.stringify(body)).toMatchObject({ code, retryable: false });
+    }
+    const script = await postJson(`${venue.url}/sim/faults/script`, [
+      { at: 0, fault: { action: 'duplicate-outcomes', count: 2 } },
+      { at: 0, fault: { action: 'delay-order-events', count: 1, delayMs: 10 } },
+    ]);
+    expect(script.body).toEqual({ scheduled: 2, startMs: expect.any(Number) });
+    await new Promise((resolve) => venue.clock.scheduler.schedule(() => resolve(undefined), 0));
+    expect((await getJson(`${venue.url}/sim/faults/actions`)).body.pending).toEqual({ ...none, outcomes: 5, orderEvents: 5 });
+    // Used up in the order applied: duplicate, reorder, reorder, then the script's duplicates.
+    const faults = venue.server.faults;
+    expect([1, 2, 3, 4, 5].map(() => faults.outcome())).toEqual([
+      { withhold: false, delayMs: 0, duplicate: true },
+      { withhold: false, delayMs: 0, reorder: true },
+      { withhold: false, delayMs: 0, reorder: true },
+      { withhold: false, delayMs: 0, duplicate: true },
+      { withhold: false, delayMs: 0, duplicate: true },
+    ]);
+    const later = venue.clock.now() + 1000;
+    expect([1, 2, 3, 4, 5].map(() => faults.orderEventDelay(later))).toEqual([2500, 2500, 2500, 2500, 10]);
+    expect((await getJson(`${venue.url}/sim/faults/actions`)).body.pending).toEqual(none);
   });
 
   it('schedules a script on the venue clock, counted from now', async () => {

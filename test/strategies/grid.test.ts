@@ -1,5 +1,9 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { defer, finalize } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import type { OwnMarketState, ReplaceSlots } from 'clobbot';
+import type { Intent, OwnMarketState, ReplaceSlots, StrategyDefinition, TradingState } from 'clobbot';
 import { checkStrategy, createStrategyHarness } from 'clobbot/testing';
 import grid, { gridPrices } from '../../strategies/grid.ts';
 import { book, monUsdc } from './fixtures.ts';
@@ -99,4 +103,61 @@ describe('grid', () => {
   it('refuses recenterBps with mode static', async () => {
     await expect(checkStrategy(grid, { params: { ...params, recenterBps: 10 }, markets: [monUsdc] })).rejects.toThrow(/recenterBps applies to mode: recenter only/);
   });
+
+  it('kill switch (HALTED): its orders are all cancelled and it places nothing more, even as the mid moves', async () => {
+    await withKillFile(async (file) => {
+      const halted = haltedBy(grid);
+      const run = await createStrategyHarness(halted.definition, { params: { ...params, mode: 'recenter', recenterBps: 5 }, markets: [{ spec: monUsdc, book: book('0.0349', '0.0351') }], risk: { killSwitch: { file } } }).start();
+      await run.waitFor(() => run.state().orders.length === 6 && run.state().pendingRequests === 0);
+      writeFileSync(file, '');
+      await run.waitFor(() => halted.at() !== undefined);
+      expect(halted.states.at(-1)).toEqual({ state: 'HALTED', trigger: 'file', reason: `kill file ${file} exists` });
+      // The engine's cancels leave every grid price empty, and the mid moves past recenterBps: a running grid would place again.
+      await run.book(book('0.0359', '0.0361'));
+      await run.advanceBy(5_000);
+      expect(run.state().orders).toEqual([]);
+      expect(run.state().pendingRequests).toBe(0);
+      const after = run.intents.filter(({ at }) => at >= halted.at()! - run.startMs).map(({ intent }) => intent);
+      expect(after.filter(placesAnything)).toEqual([]);
+      expect(run.refused).toEqual([]);
+      await run.stop();
+    });
+  });
 });
+
+/** Runs `work` with a kill file path in a fresh directory (the engine's kill switch looks for it every second of clock time). */
+async function withKillFile(work: (file: string) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'clobbot-halt-'));
+  try {
+    await work(join(dir, 'stop-now'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** `definition` with what its context's tradingState$ emits recorded, and the clock time it first turned HALTED. */
+function haltedBy<D extends StrategyDefinition>(definition: D) {
+  const states: TradingState[] = [];
+  let haltedAt: number | undefined;
+  const watched: D = {
+    ...definition,
+    // Watched alongside the strategy's stream, and for as long: it completes when the strategy does.
+    create: (ctx) =>
+      defer(() => {
+        const watching = ctx.tradingState$.subscribe((state) => {
+          states.push(state);
+          if (state.state === 'HALTED') haltedAt ??= ctx.clock.now();
+        });
+        return definition.create(ctx).pipe(finalize(() => watching.unsubscribe()));
+      }),
+  };
+  return { definition: watched, states, at: () => haltedAt };
+}
+
+/** Whether an intent places an order. */
+function placesAnything(intent: Intent): boolean {
+  if (intent.type === 'ReplaceSlots') return intent.ops.some((op) => op.kind === 'place');
+  if (intent.type === 'PlaceAndCancel') return intent.orders.length > 0;
+  return false;
+}
+

@@ -1,7 +1,11 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BehaviorSubject, defer, finalize, NEVER } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import type { OwnMarketState, ReplaceSlots } from 'clobbot';
-import { checkStrategy, createStrategyHarness } from 'clobbot/testing';
-import marketMaker from '../../strategies/market-maker.ts';
+import { createLogger, MAKER_SLOTS, OrderBook, type Intent, type OrderBookView, type OwnMarketState, type OwnOrder, type ReplaceSlots, type StrategyContext, type StrategyDefinition, type TradingState } from 'clobbot';
+import { checkStrategy, createStrategyHarness, seededRandom, VirtualClock } from 'clobbot/testing';
+import marketMaker, { marketMakerParams, type MarketMakerParams } from '../../strategies/market-maker.ts';
 import { book, monUsdc, wethUsdc } from './fixtures.ts';
 
 /** config/market-maker.yaml's params. */
@@ -186,4 +190,119 @@ describe('market-maker', () => {
   it('refuses a size below the market minimum as a config error', async () => {
     await expect(checkStrategy(marketMaker, { params: { ...params, size: '0.5' }, markets: [monUsdc] })).rejects.toThrow(/size 0.5 is outside MON_USDC/);
   });
+
+  describe('while the trading state is HALTED', () => {
+    it('kill switch: its quotes are all cancelled and it places nothing more, through book moves', async () => {
+      await withKillFile(async (file) => {
+        const halted = haltedBy(marketMaker);
+        const run = await createStrategyHarness(halted.definition, { params, markets: [{ spec: monUsdc, book: tight('0.035') }], risk: { killSwitch: { file } } }).start();
+        await run.waitFor(() => run.state().orders.length === 6 && run.state().pendingRequests === 0);
+        writeFileSync(file, '');
+        await run.waitFor(() => halted.at() !== undefined);
+        expect(halted.states.at(-1)).toEqual({ state: 'HALTED', trigger: 'file', reason: `kill file ${file} exists` });
+        // The book moves past the requote threshold twice: a quoting market maker would requote.
+        await run.book(tight('0.03502'));
+        await run.advanceBy(3_000);
+        await run.book(tight('0.03498'));
+        await run.advanceBy(5_000);
+        expect(run.state().orders).toEqual([]);
+        expect(run.state().pendingRequests).toBe(0);
+        const after = run.intents.filter(({ at }) => at >= halted.at()! - run.startMs).map(({ intent }) => intent);
+        expect(after.filter(placesAnything)).toEqual([]);
+        // A requote would have been refused by the tripped kill switch; its own cancels may race the
+        // engine's (a stale-slot revert, which the engine takes as news).
+        expect(run.refused).toEqual([]);
+        expect(run.reverted.every(({ code }) => code === 'EXPECTED_ORDER_ID_MISMATCH')).toBe(true);
+        await run.stop();
+      });
+    });
+
+    it('cancels its quotes itself (one packed replacement of cancels) at the next book, and places nothing until ACTIVE again', () => {
+      const spec = monUsdc;
+      let id = 0;
+      const bookAt = (bid: bigint, ask: bigint): OrderBookView => OrderBook.fromLevels(spec, { lastUpdateId: ++id, bids: [{ price: bid, size: 10_000_000n }], asks: [{ price: ask, size: 10_000_000n }] });
+      const empty: OwnMarketState = { market: spec.address, slots: Array.from({ length: MAKER_SLOTS }, () => null), orders: [], pendingRequests: 0, position: 0n, realizedPnl: 0n, fees: 0n };
+      /** The state once an intent's place ops rest (order ids known). */
+      const resting = (intent: ReplaceSlots): OwnMarketState => {
+        const slots: (OwnOrder | null)[] = Array.from({ length: MAKER_SLOTS }, () => null);
+        for (const op of intent.ops) {
+          if (op.kind !== 'place') continue;
+          slots[op.slotIdx] = { market: spec.address, orderId: BigInt(op.slotIdx + 1), slot: op.slotIdx, side: op.side, price: op.price, size: op.size, remaining: op.size };
+        }
+        return { ...empty, slots, orders: slots.filter((order): order is OwnOrder => order !== null) };
+      };
+      const book$ = new BehaviorSubject<OrderBookView>(bookAt(349_990n, 350_010n));
+      const state$ = new BehaviorSubject<OwnMarketState>(empty);
+      const tradingState$ = new BehaviorSubject<TradingState>({ state: 'ACTIVE' });
+      const clock = new VirtualClock(Date.UTC(2026, 0, 1));
+      const ctx: StrategyContext<MarketMakerParams> = {
+        params: marketMakerParams.parse(params),
+        markets: new Map([[spec.symbol, { spec, feed: { book$, bbo$: NEVER, mid$: NEVER, trades$: NEVER, ticker$: NEVER, klines$: NEVER, health$: NEVER }, state$, fills$: NEVER }]]),
+        clock,
+        random: seededRandom(1),
+        logger: createLogger({ level: 'silent' }),
+        tradingState$,
+        fates$: NEVER,
+      };
+      const intents: Intent[] = [];
+      const subscription = marketMaker.create(ctx).subscribe((intent) => intents.push(intent));
+      expect(intents).toHaveLength(1);
+      const placed = intents[0] as ReplaceSlots;
+      state$.next(resting(placed));
+      expect(intents).toHaveLength(1);
+
+      // HALTED, and nothing cancels for it (no engine here): the next book pulls every quote.
+      tradingState$.next({ state: 'HALTED', reason: 'test' });
+      book$.next(bookAt(349_990n, 350_010n));
+      expect(intents).toHaveLength(2);
+      expect((intents[1] as ReplaceSlots).ops).toEqual(placed.ops.map((op) => ({ slotIdx: op.slotIdx, kind: 'cancel' })));
+      state$.next(empty);
+      book$.next(bookAt(350_490n, 350_510n));
+      expect(intents).toHaveLength(2);
+
+      // ACTIVE again: it quotes again at the next book.
+      tradingState$.next({ state: 'ACTIVE' });
+      book$.next(bookAt(350_490n, 350_510n));
+      expect(intents).toHaveLength(3);
+      expect((intents[2] as ReplaceSlots).ops.every((op) => op.kind === 'place')).toBe(true);
+      subscription.unsubscribe();
+    });
+  });
 });
+
+/** Runs `work` with a kill file path in a fresh directory (the engine's kill switch looks for it every second of clock time). */
+async function withKillFile(work: (file: string) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'clobbot-halt-'));
+  try {
+    await work(join(dir, 'stop-now'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** `definition` with what its context's tradingState$ emits recorded, and the clock time it first turned HALTED. */
+function haltedBy<D extends StrategyDefinition>(definition: D) {
+  const states: TradingState[] = [];
+  let haltedAt: number | undefined;
+  const watched: D = {
+    ...definition,
+    // Watched alongside the strategy's stream, and for as long: it completes when the strategy does.
+    create: (ctx) =>
+      defer(() => {
+        const watching = ctx.tradingState$.subscribe((state) => {
+          states.push(state);
+          if (state.state === 'HALTED') haltedAt ??= ctx.clock.now();
+        });
+        return definition.create(ctx).pipe(finalize(() => watching.unsubscribe()));
+      }),
+  };
+  return { definition: watched, states, at: () => haltedAt };
+}
+
+/** Whether an intent places an order. */
+function placesAnything(intent: Intent): boolean {
+  if (intent.type === 'ReplaceSlots') return intent.ops.some((op) => op.kind === 'place');
+  if (intent.type === 'PlaceAndCancel') return intent.orders.length > 0;
+  return false;
+}
+

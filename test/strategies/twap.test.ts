@@ -1,6 +1,10 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { defer, finalize } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import type { PlaceAndCancel, ReplaceSlots } from 'clobbot';
-import { checkStrategy } from 'clobbot/testing';
+import type { Intent, PlaceAndCancel, ReplaceSlots, StrategyDefinition, TradingState } from 'clobbot';
+import { checkStrategy, createStrategyHarness } from 'clobbot/testing';
 import twap, { twapDue } from '../../strategies/twap.ts';
 import { book, monUsdc, wethUsdc } from './fixtures.ts';
 
@@ -109,4 +113,81 @@ describe('twap', () => {
   it('trades exactly one market', async () => {
     await expect(checkStrategy(twap, { params: ioc, markets: [monUsdc, wethUsdc] })).rejects.toThrow(/twap trades exactly one market; it was given 2/);
   });
+
+  it('ioc, kill switch (HALTED): the slices after the trip send nothing; the window still ends it', async () => {
+    await withKillFile(async (file) => {
+      const halted = haltedBy(twap);
+      const run = await createStrategyHarness(halted.definition, { params: ioc, markets: [{ spec: monUsdc, book: book('0.0349', '0.0351') }], risk: { killSwitch: { file } } }).start();
+      // Slices at 0, 2, 4, 6 and 8 s: the switch trips between 3 and 4 s, after two of them.
+      await run.advanceTo(3_000);
+      writeFileSync(file, '');
+      await run.waitFor(() => halted.at() !== undefined);
+      expect(halted.at()! - run.startMs).toBeLessThan(4_000);
+      expect(halted.states.at(-1)).toEqual({ state: 'HALTED', trigger: 'file', reason: `kill file ${file} exists` });
+      await run.advanceTo(20_000);
+      expect(iocOrders(run.intents).map(({ at }) => at)).toEqual([0, 2_000]);
+      expect(run.refused).toEqual([]);
+      expect(run.state().position).toBe(40_000n);
+      expect(run.completed).toBe(true);
+      await run.stop();
+    });
+  });
+
+  it('limit, kill switch (HALTED): its resting order is cancelled and not placed again', async () => {
+    await withKillFile(async (file) => {
+      const halted = haltedBy(twap);
+      const run = await createStrategyHarness(halted.definition, {
+        params: { side: 'SELL', quantity: '300', duration: '10s', slices: 5, mode: 'limit' },
+        markets: [{ spec: monUsdc, book: book('0.0349', '0.0351') }],
+        risk: { killSwitch: { file } },
+      }).start();
+      await run.waitFor(() => run.state().orders.length === 1 && run.state().orders[0]!.orderId !== undefined);
+      writeFileSync(file, '');
+      await run.waitFor(() => halted.at() !== undefined);
+      await run.advanceTo(20_000);
+      expect(run.state().orders).toEqual([]);
+      const after = run.intents.filter(({ at }) => at >= halted.at()! - run.startMs).map(({ intent }) => intent);
+      expect(after.filter(placesAnything)).toEqual([]);
+      expect(run.refused).toEqual([]);
+      expect(run.completed).toBe(true);
+      await run.stop();
+    });
+  });
 });
+
+/** Runs `work` with a kill file path in a fresh directory (the engine's kill switch looks for it every second of clock time). */
+async function withKillFile(work: (file: string) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'clobbot-halt-'));
+  try {
+    await work(join(dir, 'stop-now'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** `definition` with what its context's tradingState$ emits recorded, and the clock time it first turned HALTED. */
+function haltedBy<D extends StrategyDefinition>(definition: D) {
+  const states: TradingState[] = [];
+  let haltedAt: number | undefined;
+  const watched: D = {
+    ...definition,
+    // Watched alongside the strategy's stream, and for as long: it completes when the strategy does.
+    create: (ctx) =>
+      defer(() => {
+        const watching = ctx.tradingState$.subscribe((state) => {
+          states.push(state);
+          if (state.state === 'HALTED') haltedAt ??= ctx.clock.now();
+        });
+        return definition.create(ctx).pipe(finalize(() => watching.unsubscribe()));
+      }),
+  };
+  return { definition: watched, states, at: () => haltedAt };
+}
+
+/** Whether an intent places an order. */
+function placesAnything(intent: Intent): boolean {
+  if (intent.type === 'ReplaceSlots') return intent.ops.some((op) => op.kind === 'place');
+  if (intent.type === 'PlaceAndCancel') return intent.orders.length > 0;
+  return false;
+}
+

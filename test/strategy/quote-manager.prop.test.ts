@@ -8,8 +8,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAKER_SLOTS, createQuoteManager, planQuotes, type DesiredQuotes, type OrderSide, type OwnMarketState, type OwnOrder, type PlanQuotesOptions, type QuoteLevel } from 'clobbot';
+import { fuzzSettings } from '../../src/testing/fuzz-settings.ts';
 
-const RUNS = { numRuns: 400 } as const;
+const RUNS = fuzzSettings({ numRuns: 400 });
 const MARKET = '0x00000000000000000000000000000000000000b1' as const;
 
 interface Case {

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { Decimal } from '../../src/core/decimal.ts';
 import { MAX_PRICE_UNITS } from '../../src/core/units.ts';
 import { decimalParts, priceAtOffset, priceOnTick } from '../../src/strategy/tick-price.ts';
+import { fuzzSettings } from '../../src/testing/fuzz-settings.ts';
 
 type Side = 'BUY' | 'SELL';
 
@@ -68,7 +69,7 @@ describe('tick prices (exact bigint path against the Decimal definitions)', () =
         const { coefficient, scale } = decimalParts(value);
         expect(new Decimal(coefficient.toString()).div(new Decimal(10).pow(scale)).eq(value)).toBe(true);
       }),
-      { numRuns: 2_000 },
+      fuzzSettings({ numRuns: 2_000 }),
     );
   });
 
@@ -77,13 +78,13 @@ describe('tick prices (exact bigint path against the Decimal definitions)', () =
       fc.property(decimals, ticks, sides, (value, tick, side) => {
         expect(outcome(() => priceOnTick(value, tick, side))).toBe(outcome(() => referenceOnTick(value, tick, side)));
       }),
-      { numRuns: 5_000 },
+      fuzzSettings({ numRuns: 5_000 }),
     );
     fc.assert(
       fc.property(nearTicks, sides, ({ value, tick }, side) => {
         expect(outcome(() => priceOnTick(value, tick, side))).toBe(outcome(() => referenceOnTick(value, tick, side)));
       }),
-      { numRuns: 3_000 },
+      fuzzSettings({ numRuns: 3_000 }),
     );
   });
 
@@ -92,13 +93,13 @@ describe('tick prices (exact bigint path against the Decimal definitions)', () =
       fc.property(decimals, bpsValues, ticks, sides, (reference, bps, tick, side) => {
         expect(outcome(() => priceAtOffset(reference, bps, side, tick))).toBe(outcome(() => referenceAtOffset(reference, bps, side, tick)));
       }),
-      { numRuns: 5_000 },
+      fuzzSettings({ numRuns: 5_000 }),
     );
     fc.assert(
       fc.property(nearTicks, sides, ({ value, tick }, side) => {
         expect(outcome(() => priceAtOffset(value, 0, side, tick))).toBe(outcome(() => referenceAtOffset(value, 0, side, tick)));
       }),
-      { numRuns: 2_000 },
+      fuzzSettings({ numRuns: 2_000 }),
     );
   });
 

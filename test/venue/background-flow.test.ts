@@ -23,6 +23,7 @@ import {
 } from '../../src/venue/background-flow.ts';
 import type { MarketSpec } from '../../src/protocol/market-spec.ts';
 import { MatchingEngine } from '../../src/venue/matching-engine.ts';
+import { fuzzSettings } from '../../src/testing/fuzz-settings.ts';
 
 const START = Date.UTC(2025, 0, 1);
 const BLOCK_MS = 400;
@@ -408,7 +409,7 @@ describe('startBackgroundFlow cancels, against a map of every cancel request', (
           expect(problems).toBe(0);
         },
       ),
-      { numRuns: 25 },
+      fuzzSettings({ numRuns: 25 }),
     );
   });
 });

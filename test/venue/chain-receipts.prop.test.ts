@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/core/virtual-clock.ts';
 import type { Address, Hex } from '../../src/protocol/encoding.ts';
 import { Chain, type ChainReceipt } from '../../src/venue/chain.ts';
+import { fuzzSettings } from '../../src/testing/fuzz-settings.ts';
 
 const FROM: Address = '0x00000000000000000000000000000000000000f1';
 const TO: Address = '0x00000000000000000000000000000000000000f2';
@@ -64,7 +65,7 @@ describe('Chain receipts', () => {
         }
         for (let n = 0; n <= next; n++) expect(chain.receipt(hashOf(n))).toBe(model.get(hashOf(n)));
       }),
-      { numRuns: 300 },
+      fuzzSettings({ numRuns: 300 }),
     );
   });
 

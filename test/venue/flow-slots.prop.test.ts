@@ -14,6 +14,7 @@ import {
   PendingCancels,
   type FlowRestingOrder,
 } from '../../src/venue/flow-slots.ts';
+import { fuzzSettings } from '../../src/testing/fuzz-settings.ts';
 
 const slotList = fc
   .array(fc.option(fc.record({ id: fc.integer({ min: 1, max: 20 }), buy: fc.boolean(), price: fc.integer({ min: 1, max: 50 }) }), { nil: null }), { maxLength: 62 })
@@ -64,7 +65,7 @@ describe('flow slots', () => {
         countSides(slots, counts);
         expect(counts).toEqual({ bids: slots.filter((o) => o?.side === 'BUY').length, asks: slots.filter((o) => o?.side === 'SELL').length });
       }),
-      { numRuns: 500 },
+      fuzzSettings({ numRuns: 500 }),
     );
   });
 });

@@ -8,6 +8,7 @@ import { fromUnits } from '../../src/core/units.ts';
 import type { MarketSpec } from '../../src/protocol/market-spec.ts';
 import { formattedLevels } from '../../src/venue/create-sim-venue.ts';
 import type { DepthSnapshot } from '../../src/venue/order-book.ts';
+import { fuzzSettings } from '../../src/testing/fuzz-settings.ts';
 
 type Level = readonly [bigint, bigint];
 
@@ -48,7 +49,7 @@ describe('formattedLevels', () => {
           }
         }
       }),
-      { numRuns: 500 },
+      fuzzSettings({ numRuns: 500 }),
     );
   });
 });

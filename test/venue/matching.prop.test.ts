@@ -3,8 +3,8 @@
  * on two markets (one whose conversions floor), checked after every step against invariants and
  * against a shadow book rebuilt only from the engine's events.
  *
- * Replay a failure with the seed and path fast-check prints:
- *   VENUE_PROP_SEED=<seed> VENUE_PROP_PATH=<path> npx vitest run test/venue/matching.prop.test.ts
+ * A failure prints the line that replays it (CLOBBOT_FUZZ_SEED, CLOBBOT_FUZZ_PATH; CLOBBOT_FUZZ_RUNS
+ * runs more: docs/testing.md).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -16,10 +16,7 @@ import type { MarketSpec } from '../../src/protocol/market-spec.ts';
 import type { PackedOp } from '../../src/protocol/packed-ops.ts';
 import type { VenueEvent } from '../../src/venue/venue-events.ts';
 import { EMPTY, address, monUsdc, venueSnapshot, wethUsdc } from './fixtures.ts';
-
-const SEED = Number(process.env.VENUE_PROP_SEED ?? 20_240_611);
-const PATH = process.env.VENUE_PROP_PATH;
-const RUNS = Number(process.env.VENUE_PROP_RUNS ?? 120);
+import { fuzzSettings } from '../../src/testing/fuzz-settings.ts';
 
 const MARKETS = [monUsdc, wethUsdc] as const;
 const MIDS = [200n, 12_345n];
@@ -363,6 +360,8 @@ describe('matching engine properties', () => {
   it('keeps the book uncrossed, funds conserved and locked exactly, priority, and atomicity', () => {
     const totals = { accepted: 0, rejected: 0, fills: 0 };
     const seen = new Set<string>();
+    const settings = fuzzSettings({ numRuns: 120, seed: 20_240_611 });
+    const runs = settings.numRuns ?? 100;
     fc.assert(
       fc.property(fc.array(stepArb, { minLength: 10, maxLength: 60, size: 'medium' }), (steps) => {
         const stats = runSteps(steps);
@@ -371,14 +370,14 @@ describe('matching engine properties', () => {
         totals.fills += stats.fills;
         for (const what of stats.seen) seen.add(what);
       }),
-      { seed: SEED, numRuns: RUNS, ...(PATH === undefined ? {} : { path: PATH }) },
+      settings,
     );
-    process.stdout.write(`venue properties: ${JSON.stringify(totals)} [${[...seen].sort().join(', ')}] over ${RUNS} runs, seed ${SEED}\n`);
+    process.stdout.write(`venue properties: ${JSON.stringify(totals)} [${[...seen].sort().join(', ')}] over ${runs} runs, seed ${settings.seed}\n`);
     // The generators must exercise both outcomes and real matching, or the properties say little.
-    if (PATH === undefined) {
-      expect(totals.accepted).toBeGreaterThan(RUNS * 5);
-      expect(totals.rejected).toBeGreaterThan(RUNS * 2);
-      expect(totals.fills).toBeGreaterThan(RUNS * 3);
+    if (settings.path === undefined) {
+      expect(totals.accepted).toBeGreaterThan(runs * 5);
+      expect(totals.rejected).toBeGreaterThan(runs * 2);
+      expect(totals.fills).toBeGreaterThan(runs * 3);
       expect([...seen].sort()).toEqual(
         [
           'EXPECTED_ORDER_ID_MISMATCH',

@@ -5,6 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { OrderBook, type BookOrder, type PriceLevel } from '../../src/venue/order-book.ts';
+import { fuzzSettings } from '../../src/testing/fuzz-settings.ts';
 
 /** The simple version: every resting order summed per price, best first. */
 function freshDepth(book: OrderBook, limit: number) {
@@ -62,7 +63,7 @@ describe('OrderBook depth', () => {
           expect(book.depth(100)).toEqual(freshDepth(book, 100));
         }
       }),
-      { numRuns: 300 },
+      fuzzSettings({ numRuns: 300 }),
     );
   });
 });

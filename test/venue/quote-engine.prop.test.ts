@@ -3,21 +3,18 @@
  * properties (the quote matches what the engine gives when its IOC orders run; larger amounts never
  * get a better average price).
  *
- * Replay a property failure with the seed and path fast-check prints:
- *   QUOTE_PROP_SEED=<seed> QUOTE_PROP_PATH=<path> npx vitest run test/venue/quote-engine.test.ts
+ * A property failure prints the line that replays it (CLOBBOT_FUZZ_SEED, CLOBBOT_FUZZ_PATH;
+ * CLOBBOT_FUZZ_RUNS runs more: docs/testing.md).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Address } from '../../src/protocol/encoding.ts';
+import type {  } from '../../src/protocol/encoding.ts';
 import { quoteRequestSchema, quoteResponseSchema, type QuoteRequestInput, type QuoteResponse } from '../../src/protocol/quote.ts';
 import type { MarketSpec } from '../../src/protocol/market-spec.ts';
 import { MatchingEngine } from '../../src/venue/matching-engine.ts';
 import { computeQuote, engineQuoteBooks, type QuoteBooks } from '../../src/venue/quote-engine.ts';
 import { MON, USDC, address, funded, monUsdc, order, placeOk, wethUsdc } from './fixtures.ts';
-
-const SEED = Number(process.env.QUOTE_PROP_SEED ?? 20_250_101);
-const PATH = process.env.QUOTE_PROP_PATH;
-const RUNS = Number(process.env.QUOTE_PROP_RUNS ?? 150);
+import { fuzzSettings } from '../../src/testing/fuzz-settings.ts';
 
 const WETH = { address: address(0xa4), symbol: 'WETH', decimals: 18 } as const;
 
@@ -308,7 +305,8 @@ function amountFor(engine: MatchingEngine, spec: MarketSpec, buy: boolean, perMi
   return (total * BigInt(perMille)) / 1000n + BigInt(dust);
 }
 
-const settings = { seed: SEED, numRuns: RUNS, ...(PATH === undefined ? {} : { path: PATH }) };
+const settings = fuzzSettings({ numRuns: 150, seed: 20_250_101 });
+const RUNS = settings.numRuns ?? 100;
 
 describe('computeQuote properties', () => {
   it('gives exactly what the engine gives when its IOC order runs, and never more than the book holds', () => {
@@ -338,7 +336,7 @@ describe('computeQuote properties', () => {
       }),
       settings,
     );
-    if (PATH === undefined) expect(filled).toBeGreaterThan(RUNS / 3);
+    if (settings.path === undefined) expect(filled).toBeGreaterThan(RUNS / 3);
   });
 
   it('never gives a larger amount more output per unit (beyond the fee rounding), and never less output', () => {
@@ -372,6 +370,6 @@ describe('computeQuote properties', () => {
       }),
       settings,
     );
-    if (PATH === undefined) expect(compared).toBeGreaterThan(RUNS / 4);
+    if (settings.path === undefined) expect(compared).toBeGreaterThan(RUNS / 4);
   });
 });

@@ -4,6 +4,7 @@ import { encodeAbiParameters, keccak256 } from 'viem';
 import { describe, expect, it } from 'vitest';
 import type { Address, Hex } from '../../src/protocol/encoding.ts';
 import { blockHash, sponsoredTxHash, systemTxHashes } from '../../src/venue/venue-hashes.ts';
+import { fuzzSettings } from '../../src/testing/fuzz-settings.ts';
 
 const bytes32 = fc.uint8Array({ minLength: 32, maxLength: 32 }).map((bytes) => `0x${Buffer.from(bytes).toString('hex')}` as Hex);
 const address = fc.uint8Array({ minLength: 20, maxLength: 20 }).map((bytes) => `0x${Buffer.from(bytes).toString('hex')}` as Address);
@@ -17,6 +18,7 @@ describe('venue hashes', () => {
         );
         expect(blockHash(chainId, number, parent, timestamp, txs)).toBe(expected);
       }),
+      fuzzSettings(),
     );
   });
 
@@ -26,6 +28,7 @@ describe('venue hashes', () => {
         const expected = keccak256(encodeAbiParameters([{ type: 'uint256' }, { type: 'address' }, { type: 'uint256' }], [BigInt(chainId), sponsor, nonce]));
         expect(sponsoredTxHash(chainId, sponsor, nonce)).toBe(expected);
       }),
+      fuzzSettings(),
     );
   });
 
@@ -39,6 +42,7 @@ describe('venue hashes', () => {
         expect(new Set(hashes).size).toBe(nonces.length);
         for (const hash of hashes) expect(hash).toMatch(/^0x[0-9a-f]{64}$/);
       }),
+      fuzzSettings(),
     );
   });
 });

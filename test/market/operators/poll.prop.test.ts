@@ -10,6 +10,7 @@ import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 import { seededRandom, type RandomSource } from '../../../src/core/random.ts';
 import { backoffDelay, DEFAULT_POLL_TIMEOUT_MS, poll, type PollEvent, type PollParameters } from '../../../src/market/operators/poll.ts';
+import { fuzzSettings } from '../../../src/testing/fuzz-settings.ts';
 
 function composedPoll<T>(fetch: (signal: AbortSignal) => ObservableInput<T>, params: PollParameters): Observable<PollEvent<T>> {
   const { everyMs, scheduler, timeoutMs = DEFAULT_POLL_TIMEOUT_MS, jitter } = params;
@@ -93,7 +94,7 @@ describe('poll (written out) against its composed definition', () => {
           expect(record(poll)).toEqual(record(composedPoll));
         },
       ),
-      { numRuns: 500 },
+      fuzzSettings({ numRuns: 500 }),
     );
   });
 });

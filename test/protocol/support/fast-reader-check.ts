@@ -8,6 +8,7 @@ import { expect, it } from 'vitest';
 import type { z } from 'zod';
 import { uintMax } from '../../../src/protocol/encoding.ts';
 import { NO_MATCH, type FastReader } from '../../../src/protocol/fast-reader.ts';
+import { fuzzSettings } from '../../../src/testing/fuzz-settings.ts';
 
 /** JSON.stringify's replacer for outputs that hold bigints. */
 const withBigints = (_key: string, value: unknown) => (typeof value === 'bigint' ? `${value}n` : value);
@@ -111,7 +112,7 @@ export function itAgreesWithSchema(reader: FastReader<unknown>, schema: z.ZodTyp
       fc.property(valid, (value) => {
         expect(agrees(reader, schema, value as Json)).toBe('read');
       }),
-      { numRuns: 300 },
+      fuzzSettings({ numRuns: 300 }),
     );
   });
 
@@ -121,7 +122,7 @@ export function itAgreesWithSchema(reader: FastReader<unknown>, schema: z.ZodTyp
       fc.property(valid, (value) => {
         deferred += checkNearMisses(reader, schema, value as Json);
       }),
-      { numRuns: nearMissRuns, endOnFailure: true },
+      { ...fuzzSettings({ numRuns: nearMissRuns }), endOnFailure: true },
     );
     expect(deferred).toBeGreaterThan(100);
   });
