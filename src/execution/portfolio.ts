@@ -821,10 +821,10 @@ export class Portfolio {
         const data = event.eventData;
         const key = fillKey(tx, orderId, data.filledSize, data.updatedSize);
         if (book.fills.has(key)) return { status: 'duplicate' };
-        // A late fill of a retired order still counts; the order itself stays retired.
-        const record = book.retired.has(orderId)
-          ? blankRecord(book.spec.address, orderId, { side, price: 0n, size: BigInt(data.orderSize) })
-          : this.#record(book, orderId, { side, price: 0n, size: BigInt(data.orderSize) });
+        // A late fill of a retired order still counts; the order itself stays retired. An order first
+        // seen by its fill (its creation event still to come) is priced at the fill: a maker's own price.
+        const seenAt = { side, price: (BigInt(data.fillPrice) * book.spec.pricePrecision) / FIXED18, size: BigInt(data.orderSize) };
+        const record = book.retired.has(orderId) ? blankRecord(book.spec.address, orderId, seenAt) : this.#record(book, orderId, seenAt);
         record.firstSeenAt = minDefined(record.firstSeenAt, at);
         const size = BigInt(data.filledSize);
         const remaining = BigInt(data.updatedSize);

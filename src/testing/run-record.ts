@@ -103,6 +103,11 @@ export interface RunRecord {
    * much later when a fault withholds the outcome; deadlines are judged on this when it is known.
    */
   readonly venueGone?: ReadonlyMap<bigint, number>;
+  /**
+   * When the engine learnt of fills much later than their block (order events shown late: a lagging
+   * index, a fault): its view of the orders was behind in those moments. ms after the start.
+   */
+  readonly lateEvents?: readonly number[];
   /** Feed health as the strategy saw it. */
   readonly feedHealth: readonly FeedHealthChange[];
   /** The maximum outcomes the relay lets one connection await (the engine keeps below it). */

@@ -37,6 +37,9 @@ export interface RunScenarioOptions<S extends z.ZodType> {
  */
 const SETTLE_AFTER_STOP_MS = 90_000;
 
+/** A fill that reaches the engine later than this after its block came late (the venue caches order events 2 s). */
+const LATE_EVENT_MS = 3_000;
+
 /** The risk limits of a property run when none are given: wide enough never to refuse a sane intent. */
 export const OPEN_RUN_RISK: RiskConfig = {
   maxPosition: '1000000000000',
@@ -107,6 +110,7 @@ export async function runScenario<S extends z.ZodType>(definition: StrategyDefin
   const blocks: BlockMark[] = [];
   const feedHealth: FeedHealthChange[] = [];
   const venueGone = new Map<bigint, number>();
+  const lateEvents: number[] = [];
   let killSwitch: RunRecord['killSwitch'];
   let stoppedAt: number | undefined;
   let error: string | undefined;
@@ -133,6 +137,7 @@ export async function runScenario<S extends z.ZodType>(definition: StrategyDefin
     blocks,
     feedHealth,
     venueGone,
+    lateEvents,
     maxPendingOutcomes: RELAY_PENDING_OUTCOME_LIMIT,
     finalMark: new Map([[symbol, lastMid]]),
     finalStates,
@@ -191,6 +196,11 @@ export async function runScenario<S extends z.ZodType>(definition: StrategyDefin
           if (now === stale) return;
           stale = now;
           feedHealth.push({ at: harness.now(), symbol: name, stale: now });
+        }),
+      );
+      subscriptions.add(
+        market.fills$.subscribe((fill) => {
+          if (harness.now() - (fill.timeMs - harness.startMs) > LATE_EVENT_MS) lateEvents.push(harness.now());
         }),
       );
       // The mid in price units (a Decimal: half of bid + ask), floored for the mark.

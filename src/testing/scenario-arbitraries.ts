@@ -220,6 +220,9 @@ export function faultArbitrary(): fc.Arbitrary<FaultActionInput> {
   return fc.oneof(
     { withCrossShrink: true },
     count.map((n): FaultActionInput => ({ action: 'delay-outcomes', count: n, delayMs: 2_000 })),
+    count.map((n): FaultActionInput => ({ action: 'duplicate-outcomes', count: n })),
+    count.map((n): FaultActionInput => ({ action: 'reorder-outcomes', count: n })),
+    count.map((n): FaultActionInput => ({ action: 'delay-order-events', count: n, delayMs: 3_000 })),
     count.map((n): FaultActionInput => ({ action: 'withhold-outcomes', count: n })),
     count.map((n): FaultActionInput => ({ action: 'answer-unknown', count: n })),
     fc.tuple(count, fc.constantFrom('INTERNAL_ERROR' as const, 'RATE_LIMITED' as const)).map(([n, code]): FaultActionInput => ({ action: 'answer-rejected', count: n, code, retryAfterMs: 1_000 })),

@@ -20,7 +20,7 @@ describe('planted bugs', () => {
       const failure = result.failure!;
       expect(failure.violation.invariant, failure.violation.message).toBe(bug.invariant);
       // Shrunk: a short scenario with few parts.
-      expect(failure.scenario.segments.length).toBeLessThanOrEqual(2);
+      expect(failure.scenario.segments.length).toBeLessThanOrEqual(3);
       expect(totalSteps(failure.scenario.segments)).toBeLessThanOrEqual(30);
       expect(failure.scenario.faults.length).toBeLessThanOrEqual(1);
       // The seed and path replay the same violation in one run.
@@ -31,10 +31,16 @@ describe('planted bugs', () => {
 });
 
 describe('the correct quoter', () => {
-  it('passes every run on its market and on drawn markets (no false alarm)', async () => {
-    const fixed = await checkStrategy(plantedQuoter('correct'), quoterCheckOptions({ market: monUsdc, mid: 350_000n, maxSteps: 60 }, 60, 11));
+  it('passes every run, faults and kill switch included (no false alarm)', async () => {
+    const fixed = await checkStrategy(plantedQuoter('correct'), quoterCheckOptions({ market: monUsdc, mid: 350_000n, maxSteps: 60 }, 80, 11));
     expect(fixed.failure?.violation).toBeUndefined();
-    expect(fixed).toMatchObject({ ok: true, runs: 60 });
+    expect(fixed).toMatchObject({ ok: true, runs: 80 });
+  });
+
+  it('passes on drawn markets of every precision', async () => {
+    const drawn = await checkStrategy(plantedQuoter('correct'), quoterCheckOptions({ maxSteps: 30, maxFaults: 0, kill: false }, 30, 5));
+    expect(drawn.failure?.violation).toBeUndefined();
+    expect(drawn.ok).toBe(true);
   });
 
   it('assertStrategy throws a readable report with the replay line for a planted bug', async () => {

@@ -113,6 +113,17 @@ describe('arbitraries', () => {
     expect(() => paramsArbitrary(marketMakerParams, { ...bounds, sizes: [1, 2] })).toThrow(/bounds for params the strategy does not have: sizes/);
   });
 
+  it('make scenarios of exactly the steps asked for', () => {
+    fc.assert(
+      fc.property(scenarioArbitrary({ market: monUsdc, steps: 600 }), (scenario) => {
+        expect(scenario.segments.reduce((sum, segment) => sum + segment.steps, 0)).toBe(600);
+        expect(scenario.segments.every((segment) => segment.steps >= 1)).toBe(true);
+        expect(scenarioDurationMs(scenario)).toBe(601 * STEP_MS);
+      }),
+      fuzzSettings({ numRuns: 100, seed: 20_261_129 }),
+    );
+  });
+
   it('shrink a scenario toward fewer, calmer, shorter segments and no faults', () => {
     // A property that fails for every scenario: its counterexample is the simplest one.
     const details = fc.check(

@@ -192,10 +192,11 @@ export function viewDeadline(record: RunRecord, after: number, count: number): n
 
 /**
  * The first state, from `from` until `until`, in which an own order of `symbol` still rests past
- * its deadline: `count` blocks (in the engine's view, viewDeadline) after the later of `from` and
- * the moment the engine first knew the order (its id). An order the engine has not learnt yet (no
- * id: a placement in flight, an outcome withheld) cannot be cancelled, so its time starts when it
- * is learnt.
+ * its deadline: `count` blocks (in the engine's view, viewDeadline) after the latest of `from`, the
+ * moment the engine first knew the order (its id) and the moment it knew the ids of every order
+ * resting beside it. An order the engine has not learnt yet (no id: a placement in flight, an
+ * outcome withheld, order events shown late) cannot be cancelled, so its time starts when it is
+ * learnt.
  */
 export function lateOrders(
   record: RunRecord,
@@ -210,7 +211,7 @@ export function lateOrders(
    * A deadline from `start`, made longer when the connection failed the engine in between (a request
    * the relay rejected or that was never sent, a resend after a dropped connection or an unknown
    * answer, a request in flight at the deadline whose outcome took more than two blocks: withheld,
-   * delayed), and by two blocks for each request that reverted in between.
+   * delayed, order events shown late), and by two blocks for each request that reverted in between.
    */
   const withGrace = (start: number, deadline: number) => {
     const within = (at: number) => at >= start && at <= deadline;
@@ -220,7 +221,8 @@ export function lateOrders(
     };
     const hindered =
       record.resolved.some((entry) => (within(entry.at) && (entry.status === 'REJECTED' || entry.status === 'NOT_SENT')) || slow(entry)) ||
-      record.signed.some((request) => request.resend && within(request.at));
+      record.signed.some((request) => request.resend && within(request.at)) ||
+      (record.lateEvents ?? []).some(within);
     // A request that reverted in between (a fill or cancel raced it to its slots) costs one more
     // attempt: two blocks each.
     const raced = record.resolved.filter((entry) => within(entry.at) && entry.status === 'REVERTED').length;
@@ -228,16 +230,22 @@ export function lateOrders(
   };
   const knownAt = new Map<bigint, number>();
   const states = statesBetween(record, symbol, from, until);
+  // Since when every order resting in the view has its id: a cancel of them all names every id (a
+  // slot's cancel reverts whole when an expected id is wrong), so none can go before.
+  let completeSince: number | undefined;
   for (let index = 0; index < states.length; index += 1) {
     const { at, state } = states[index]!;
     // The state holds from `at` until the next one (or the end of the span).
     const next = states[index + 1]?.at ?? until;
     let first = Infinity;
     const dues: { order: OwnOrder; due: number }[] = [];
-    for (const order of restingOrders(state)) {
-      if (order.orderId === undefined) continue;
+    const resting = restingOrders(state);
+    if (resting.some((order) => order.orderId === undefined)) completeSince = undefined;
+    else completeSince ??= at;
+    for (const order of resting) {
+      if (order.orderId === undefined || completeSince === undefined) continue;
       if (!knownAt.has(order.orderId)) knownAt.set(order.orderId, at);
-      const start = knownAt.get(order.orderId)!;
+      const start = Math.max(knownAt.get(order.orderId)!, completeSince);
       const due = Math.max(at, withGrace(start, viewDeadline(record, start, count)));
       // The engine's view may lag the venue (a withheld or delayed outcome): gone from the venue's
       // book by the deadline's block is in time.

@@ -85,4 +85,39 @@ describe('kill-switch', () => {
     const b = new RecordBuilder().blocksUntil(1_200).state(0, ownState([BID])).kill(1_000).state(1_801, ownState([]));
     expectViolation(invariant.check(b.build(), {}), 'kill-switch', 1_800, 'from 1800 ms');
   });
+
+  describe('judges each order from when the engine could cancel it', () => {
+    const PENDING = { ...ownOrder(1, 'SELL', 351_000n, 1_000n), orderId: undefined };
+    const ASK = ownOrder(1, 'SELL', 351_000n, 1_000n, { orderId: 101n });
+
+    it('starts an order learnt after the trip, and its neighbours, when every id is known', () => {
+      // The ask's id arrives at 2500: nothing could be cancelled before (one cancel names every id).
+      const b = new RecordBuilder().blocksUntil(10_000).state(0, ownState([BID])).kill(1_000).state(1_100, ownState([BID, PENDING])).state(2_500, ownState([BID, ASK]));
+      // Blocks after 2500: 2800, 3200; the view half a block later: 3400.
+      expect(invariant.check(b.state(3_400, ownState([])).build(), {})).toBeUndefined();
+      b.states.get(MON.symbol)!.pop();
+      expectViolation(invariant.check(b.state(3_401, ownState([])).build(), {}), 'kill-switch', 3_400, 'from 3400 ms');
+    });
+
+    it('takes the venue’s book over a lagging view', () => {
+      const b = tripped().state(5_000, ownState([]));
+      expectViolation(invariant.check(b.build(), {}), 'kill-switch', 1_800);
+      // The venue's book lost order 100 in the block at 1600: the view learnt it late (a withheld outcome).
+      expect(invariant.check(b.build({ venueGone: new Map([[100n, 1_600]]) }), {})).toBeUndefined();
+      expectViolation(invariant.check(b.build({ venueGone: new Map([[100n, 2_000]]) }), {}), 'kill-switch', 1_800);
+    });
+
+    it('gives a failed connection faultGraceMs more, and a raced request two blocks', () => {
+      const rejected = tripped().state(11_800, ownState([]));
+      const requestId = rejected.sign(1_100);
+      rejected.resolve(1_200, requestId, 'REJECTED');
+      expect(invariant.check(rejected.build(), {})).toBeUndefined();
+      expectViolation(invariant.check(rejected.build(), { faultGraceMs: 9_000 }), 'kill-switch', 10_800);
+      const raced = tripped().state(2_601, ownState([]));
+      raced.resolve(1_600, raced.sign(1_100), 'REVERTED');
+      expectViolation(invariant.check(raced.build(), {}), 'kill-switch', 2_600);
+      raced.states.get(MON.symbol)!.pop();
+      expect(invariant.check(raced.state(2_600, ownState([])).build(), {})).toBeUndefined();
+    });
+  });
 });

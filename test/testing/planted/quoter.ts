@@ -96,12 +96,12 @@ export function plantedQuoter(name: string, bugs: QuoterBugs = {}) {
               ops.push({ slotIdx: slot, kind: 'place', side, postOnly: !bugs.crossesItself, price: wanted.price, size: wanted.size, minSizeAfterBlock: 0n });
             }
           }
-          // One request at a time: the next is planned on the state its outcome leaves.
-          return { ops: state.pendingRequests > 0 ? [] : ops, key: `${JSON.stringify(ops, (_, value: unknown) => (typeof value === 'bigint' ? String(value) : value))}|${state.orders.length}` };
+          // One request at a time: the next is planned on the state its outcome leaves (and one that
+          // failed is asked again, since the state still differs from what is wanted).
+          return state.pendingRequests > 0 ? [] : ops;
         }),
-        filter(({ ops }) => ops.length > 0),
-        distinctUntilChanged((a, b) => a.key === b.key),
-        map(({ ops }): Intent => ({ type: 'ReplaceSlots', market: spec.address, purpose: 'quotes', ops })),
+        filter((ops) => ops.length > 0),
+        map((ops): Intent => ({ type: 'ReplaceSlots', market: spec.address, purpose: 'quotes', ops })),
       );
       if (bugs.ignoresHalt) return quotes$;
       const halted$ = ctx.tradingState$.pipe(
