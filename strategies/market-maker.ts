@@ -9,7 +9,7 @@
  *
  * Written only against the public API, as users write theirs (rxjs for the streams).
  */
-import { combineLatest, filter, map, merge, tap, withLatestFrom, type Observable } from 'rxjs';
+import { combineLatest, distinctUntilChanged, filter, map, merge, startWith, tap, withLatestFrom, type Observable } from 'rxjs';
 import {
   BaseError,
   createQuoteManager,
@@ -163,9 +163,15 @@ function quoteMarket(market: StrategyMarket, params: MarketMakerParams, tradingS
   // cancels every order on a kill or a stop, and the next book or own state (the engine's cancels in
   // flight: the quote manager waits for them) cancels whatever is still resting.
   const active$ = tradingState$.pipe(map((trading) => trading.state === 'ACTIVE'));
-  return combineLatest([market.feed.book$, market.state$]).pipe(
+  // A stale book (its polls failing) is no ground to quote on: the quotes are pulled until it is fresh.
+  const fresh$ = market.feed.health$.pipe(
+    map((health) => health.depth.status !== 'stale'),
+    startWith(true),
+    distinctUntilChanged(),
+  );
+  return combineLatest([market.feed.book$, market.state$, fresh$]).pipe(
     withLatestFrom(active$),
-    map(([[book, state], active]) => quotes.update(state, active ? desired(book, state.position) : NO_QUOTES)),
+    map(([[book, state, fresh], active]) => quotes.update(state, active && fresh ? desired(book, state.position) : NO_QUOTES)),
     filter((intent): intent is NonNullable<typeof intent> => intent !== undefined),
     tap((intent) => log.debug({ market: market.spec.symbol, type: intent.type }, 'requote')),
   );

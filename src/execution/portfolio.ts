@@ -333,7 +333,8 @@ export class Portfolio {
   readonly #tokens = new Map<Address, TokenAccount>();
   readonly #fills$ = new Subject<Fill>();
   /** Fills learned since the last flush, emitted after the states. */
-  #newFills: Fill[] = [];
+  /** Fills applied since the last flush; emitted with their liquidity as it stands then. */
+  #newFills: FillRecord[] = [];
   #confirmSeq = 0;
   readonly #replayContexts = new Map<MarketBook, { -readonly [K in keyof SlotReplayContext]: SlotReplayContext[K] }>();
 
@@ -852,7 +853,7 @@ export class Portfolio {
         this.#setLiquidity(book, fillRecord, this.#liquidityOf(record, fillRecord));
         book.fills.set(key, fillRecord);
         this.#account(book, fillRecord);
-        this.#newFills.push({ ...fill, liquidity: fillRecord.liquidity, fee: fillRecord.fee });
+        this.#newFills.push(fillRecord);
         return { status: 'applied' };
       }
     }
@@ -861,7 +862,10 @@ export class Portfolio {
   #liquidityOf(record: OrderRecord, fill: FillRecord): 'maker' | 'taker' {
     if (record.tif === 'IOC' || record.tif === 'FOK') return 'taker';
     const created = record.createdTx ?? record.placement?.txHash;
-    return created !== undefined && created === fill.fill.transactionHash ? 'taker' : 'maker';
+    if (created !== undefined) return created === fill.fill.transactionHash ? 'taker' : 'maker';
+    // The order's creation not seen yet (its event late): a fill in one of our own placement
+    // transactions is of an order that transaction created, which took liquidity as it came.
+    return this.#txPlacement.has(fill.fill.transactionHash) ? 'taker' : 'maker';
   }
 
   /** Sets a fill's liquidity and fee, moving the totals and flows by the difference. */
@@ -1278,7 +1282,9 @@ export class Portfolio {
     this.#flushStates();
     const fills = this.#newFills;
     this.#newFills = [];
-    for (const fill of fills) this.#fills$.next(fill);
+    // Built now, not when applied: the order's own creation, later in the same page of events, may
+    // have shown the fill was its taker's (a page is in no particular order).
+    for (const record of fills) this.#fills$.next({ ...record.fill, liquidity: record.liquidity, fee: record.fee });
   }
 
   #flushStates(): void {

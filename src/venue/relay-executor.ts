@@ -223,7 +223,7 @@ export class RelayExecutor {
     }
     const last = registry.lastIntentNonce(wallet);
     if (intent.nonce <= last) return rejected('NONCE_NOT_INCREASING', `nonce ${intent.nonce} is not above the last nonce ${last}`);
-    const latest = BigInt(clock.now()) + BigInt(this.settings.maxNonceSkewMs);
+    const latest = BigInt(Math.floor(clock.now())) + BigInt(this.settings.maxNonceSkewMs);
     if (intent.nonce > latest) {
       return rejected('NONCE_TOO_FAR_AHEAD', `nonce ${intent.nonce} is more than ${this.settings.maxNonceSkewMs} ms ahead of ${clock.now()}`);
     }

@@ -136,6 +136,14 @@ describe('relay: trading-wallet intents', () => {
     expect(code(await submit(h, alice, await batchCall(h, alice, { orders: buy }, { nonce: nonce - 1n })))).toBe('NONCE_NOT_INCREASING');
   });
 
+  it('checks a nonce on a clock between whole ms (a strategy timer at 30000 / 7 ms) without failing', async () => {
+    const { h, alice } = await ready();
+    h.clock.advanceBy(0.7144);
+    const now = BigInt(Math.floor(h.clock.now()));
+    expect(code(await submit(h, alice, await batchCall(h, alice, { orders: buy }, { nonce: now + 1n })))).toBe('BROADCAST');
+    expect(code(await submit(h, alice, await batchCall(h, alice, { orders: buy }, { nonce: now + 60_001n })))).toBe('NONCE_TOO_FAR_AHEAD');
+  });
+
   it('refuses a nonce further ahead than the skew: NONCE_TOO_FAR_AHEAD (60 s by default)', async () => {
     const { h, alice } = await ready();
     const now = BigInt(h.clock.now());

@@ -252,7 +252,7 @@ async function probe(prepared: Prepared, transport: RestRelayTransport, accountI
     market: market.address,
     authNonce: runAuthNonce(prepared.run),
     requestId: prepared.ids.next(),
-    nonce: BigInt(prepared.context.clock.now()),
+    nonce: BigInt(Math.floor(prepared.context.clock.now())),
   });
 }
 

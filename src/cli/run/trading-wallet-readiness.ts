@@ -35,7 +35,7 @@ export function probeTradingWallet(params: ProbeTradingWalletParameters): Promis
     market: params.market,
     authNonce: params.authNonce,
     requestId: params.ids.next(),
-    nonce: BigInt(params.clock.now()),
+    nonce: BigInt(Math.floor(params.clock.now())),
   });
 }
 
