@@ -14,6 +14,7 @@ import type { StrategyDefinition } from '../strategy/define-strategy.ts';
 import type { OwnFill } from '../strategy/strategy-context.ts';
 import { checkInvariants, DEFAULT_INVARIANTS, type Invariant, type InvariantOptions, type InvariantViolation } from './invariants/index.ts';
 import type { RunRecord } from './run-record.ts';
+import { fuzzSettings } from './fuzz-settings.ts';
 import { runScenario } from './run-scenario.ts';
 import { scenarioArbitrary, type ScenarioArbitraryOptions } from './scenario-arbitraries.ts';
 import type { Scenario } from './scenario.ts';
@@ -28,7 +29,7 @@ const AROUND_MS = 5_000;
 export interface PropertyCheckOptions<S extends z.ZodType = z.ZodType> {
   /** Scenarios to run. */
   readonly runs: number;
-  /** Seeds the draw of the scenarios (and params): same seed, same runs. Default 1. */
+  /** Seeds the draw of the scenarios (and params): same seed, same runs. Default 1. `CLOBBOT_FUZZ_SEED`, `CLOBBOT_FUZZ_PATH` and `CLOBBOT_FUZZ_RUNS` override seed, path and runs. */
   readonly seed?: number;
   /** Replays one path of a failure (what `failure.path` said), without shrinking further. */
   readonly path?: string;
@@ -123,7 +124,10 @@ export async function propertyCheck<S extends z.ZodType>(definition: StrategyDef
     shrinking = true;
     return false;
   });
-  const details = await fc.check(property, { numRuns: options.runs, seed, ...(options.path === undefined ? {} : { path: options.path }) });
+  // The replay convention: CLOBBOT_FUZZ_SEED, CLOBBOT_FUZZ_PATH and CLOBBOT_FUZZ_RUNS override the options.
+  const chosen = fuzzSettings({ numRuns: options.runs, seed });
+  const path = (chosen.path as string | undefined) ?? options.path;
+  const details = await fc.check(property, { numRuns: chosen.numRuns ?? options.runs, seed: chosen.seed ?? seed, ...(path === undefined ? {} : { path, endOnFailure: true }) });
   if (!details.failed) return { ok: true, runs };
   // The property only returns false with `last` set; anything else is an error of the run itself.
   if (last === undefined) throw details.errorInstance ?? new BaseError('STRATEGY_CHECK_INVALID', 'the property check failed without a violation');

@@ -8,7 +8,7 @@
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
 import { toUnits } from 'clobbot';
-import { assertStrategy, fuzzSettings, paramsArbitrary } from 'clobbot/testing';
+import { assertStrategy, paramsArbitrary } from 'clobbot/testing';
 import marketMaker, { marketMakerParams } from '../../strategies/market-maker.ts';
 import grid from '../../strategies/grid.ts';
 import twap from '../../strategies/twap.ts';
@@ -16,11 +16,8 @@ import { monUsdc } from './fixtures.ts';
 
 /** One-minute scenarios on MON_USDC around 0.035. */
 const scenarios = { market: monUsdc, mid: 350_000n, maxSteps: 60 } as const;
-/** The run file's seed and runs, or CLOBBOT_FUZZ_SEED and CLOBBOT_FUZZ_RUNS. */
-const settings = (numRuns: number, seed: number) => {
-  const { numRuns: runs = numRuns, seed: chosen = seed, path } = fuzzSettings({ numRuns, seed });
-  return { runs, seed: chosen, ...(path === undefined ? {} : { path }) };
-};
+/** Runs and seed of a check (CLOBBOT_FUZZ_SEED, CLOBBOT_FUZZ_PATH and CLOBBOT_FUZZ_RUNS override them). */
+const settings = (runs: number, seed: number) => ({ runs, seed });
 
 describe('reference strategies under the property kit', () => {
   it('market-maker holds every invariant over drawn params and scenarios', async () => {

@@ -4,7 +4,7 @@
  * quoter passes every run. The runs are real: the strategy through the engine on the venue model.
  */
 import { describe, expect, it } from 'vitest';
-import { assertStrategy, checkStrategy } from '../../src/testing/index.ts';
+import { assertStrategy, checkStrategy, formatPropertyFailure } from '../../src/testing/index.ts';
 import { isBaseError } from '../../src/core/base-error.ts';
 import { PLANTED_BUGS, plantedCheck, quoterCheckOptions } from './planted/planted-bugs.ts';
 import { plantedQuoter } from './planted/quoter.ts';
@@ -41,6 +41,26 @@ describe('the correct quoter', () => {
     const drawn = await checkStrategy(plantedQuoter('correct'), quoterCheckOptions({ maxSteps: 30, maxFaults: 0, kill: false }, 30, 5));
     expect(drawn.failure?.violation).toBeUndefined();
     expect(drawn.ok).toBe(true);
+  });
+
+  it('replays a failure from the variables its report prints, in one run', async () => {
+    const bug = PLANTED_BUGS.find((entry) => entry.bugs.ignoresStaleFeed)!;
+    const found = await plantedCheck(bug);
+    const [seed, path] = /CLOBBOT_FUZZ_SEED=(\S+) CLOBBOT_FUZZ_PATH=(\S+)/.exec(formatPropertyFailure(found.failure!, 'q'))!.slice(1);
+    const saved = { seed: process.env['CLOBBOT_FUZZ_SEED'], path: process.env['CLOBBOT_FUZZ_PATH'] };
+    try {
+      process.env['CLOBBOT_FUZZ_SEED'] = seed;
+      process.env['CLOBBOT_FUZZ_PATH'] = path;
+      // Other seed and runs in the options: the variables win.
+      const replayed = await plantedCheck(bug, 500, 99);
+      expect(replayed.runs).toBe(1);
+      expect(replayed.failure?.violation).toEqual(found.failure!.violation);
+    } finally {
+      for (const [name, value] of [['CLOBBOT_FUZZ_SEED', saved.seed], ['CLOBBOT_FUZZ_PATH', saved.path]] as const) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
   });
 
   it('assertStrategy throws a readable report with the replay line for a planted bug', async () => {
