@@ -214,7 +214,8 @@ export function lateOrders(
    * delayed, order events shown late), and by two blocks for each request that reverted in between.
    */
   const withGrace = (start: number, deadline: number) => {
-    const within = (at: number) => at >= start && at <= deadline;
+    // A failure shortly before the start still costs its retry after it (a rejection's retry-after).
+    const within = (at: number) => at >= start - faultGraceMs && at <= deadline;
     const slow = (entry: { readonly at: number; readonly requestId: string }) => {
       const sent = signedAt.get(entry.requestId);
       return sent !== undefined && sent <= deadline && entry.at > deadline && entry.at - sent > 2 * record.blockMs;
