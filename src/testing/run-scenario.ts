@@ -3,19 +3,18 @@
  * a scenario's market, on a VirtualClock, recorded whole in a RunRecord for the invariants.
  *
  * The scenario's steps are put on the venue at their times whether or not the strategy's feed keeps
- * up (a stale feed is part of the scenario); the engine's journal is read as it is appended (what was
- * signed, with which nonce, and each resend); the engine's counters are sampled at every block.
+ * up (a stale feed is part of the scenario); the engine's journal is read as it is appended
+ * (journal-tap.ts); the engine's counters and the venue's own book are sampled at every block.
  */
 import { Subscription } from 'rxjs';
 import type { z } from 'zod';
 import type { RiskConfig } from '../config/run-config.ts';
-import { decodeJournalLine } from '../execution/journal-record.ts';
 import { RELAY_PENDING_OUTCOME_LIMIT } from '../protocol/constants.ts';
 import type { StrategyDefinition } from '../strategy/define-strategy.ts';
 import type { Intent } from '../strategy/intents.ts';
 import type { OwnFill, OwnMarketState } from '../strategy/strategy-context.ts';
-import { memoryJournalFs } from './memory-journal-fs.ts';
-import type { BlockMark, EngineSample, FeedHealthChange, ResolvedRequest, RunRecord, SignedRequest, TimedFate } from './run-record.ts';
+import { journalTap } from './journal-tap.ts';
+import type { BlockMark, EngineSample, FeedHealthChange, RunRecord, TimedFate } from './run-record.ts';
 import { expandScenario, scenarioDurationMs, startBook, type Scenario } from './scenario.ts';
 import { createStrategyHarness, DEFAULT_CHECK_BLOCK_MS } from './strategy-harness.ts';
 import type { FeedHealth } from '../market/feed-health.ts';
@@ -66,32 +65,8 @@ export async function runScenario<S extends z.ZodType>(definition: StrategyDefin
   const blockMs = options.blockMs ?? DEFAULT_CHECK_BLOCK_MS;
   const risk: RiskConfig = { ...OPEN_RUN_RISK, ...options.risk };
 
-  const signed: SignedRequest[] = [];
-  const resolved: ResolvedRequest[] = [];
-  const nonces = new Map<string, bigint>();
-  const sends = new Map<string, number>();
   let now = () => 0;
-  let pendingLine = '';
-  const decoder = new TextDecoder();
-  const onAppend = (bytes: Uint8Array) => {
-    const lines = (pendingLine + decoder.decode(bytes)).split('\n');
-    pendingLine = lines.pop()!;
-    for (const line of lines) {
-      if (line === '') continue;
-      const record = decodeJournalLine(line, { path: 'journal', lineNumber: 0 });
-      if (record.kind === 'signed') {
-        const nonce = BigInt(record.nonce);
-        nonces.set(record.requestId, nonce);
-        signed.push({ at: now(), requestId: record.requestId, nonce, resend: false });
-      } else if (record.kind === 'resolved') {
-        resolved.push({ at: now(), requestId: record.requestId, status: record.status });
-      } else if (record.kind === 'sent') {
-        const count = (sends.get(record.requestId) ?? 0) + 1;
-        sends.set(record.requestId, count);
-        if (count > 1) signed.push({ at: now(), requestId: record.requestId, nonce: nonces.get(record.requestId) ?? 0n, resend: true });
-      }
-    }
-  };
+  const journal = journalTap(() => now());
 
   const harness = createStrategyHarness(definition, {
     params: options.params,
@@ -99,7 +74,7 @@ export async function runScenario<S extends z.ZodType>(definition: StrategyDefin
     seed: options.seed ?? 1,
     blockMs,
     risk,
-    journalFs: memoryJournalFs({ onAppend }),
+    journalFs: journal.fs,
     // An invalid intent is recorded (and never sent) for the valid-intents invariant to name, not thrown.
     strict: false,
     stopTimeoutMs: SETTLE_AFTER_STOP_MS,
@@ -128,7 +103,7 @@ export async function runScenario<S extends z.ZodType>(definition: StrategyDefin
     intents: [...harness.intents],
     invalid: [...harness.invalid],
     fates,
-    signed,
+    signed: journal.signed,
     fills: fillsAtEnd ?? [...harness.fills],
     states: new Map([[symbol, [...harness.history(symbol)]]]),
     engine,
@@ -146,7 +121,7 @@ export async function runScenario<S extends z.ZodType>(definition: StrategyDefin
     startMs: harness.startMs,
     // A scenario starts flat: no fill before the strategy starts.
     openingFills: [],
-    resolved,
+    resolved: journal.resolved,
   });
 
   try {
@@ -177,9 +152,9 @@ export async function runScenario<S extends z.ZodType>(definition: StrategyDefin
       model.blocks$.subscribe((block) => {
         const at = block.timestamp - harness.startMs;
         blocks.push({ at, number: block.number });
-        const now = new Set(model.openOrders(accountId, spec.address).map((order) => order.id));
-        for (const id of resting) if (!now.has(id)) venueGone.set(id, at);
-        resting = now;
+        const open = new Set(model.openOrders(accountId, spec.address).map((order) => order.id));
+        for (const id of resting) if (!open.has(id)) venueGone.set(id, at);
+        resting = open;
         sample();
       }),
     );
@@ -192,10 +167,10 @@ export async function runScenario<S extends z.ZodType>(definition: StrategyDefin
       let stale: boolean | undefined;
       subscriptions.add(
         market.feed.health$.subscribe((health) => {
-          const now = staleOf(health);
-          if (now === stale) return;
-          stale = now;
-          feedHealth.push({ at: harness.now(), symbol: name, stale: now });
+          const isStale = staleOf(health);
+          if (isStale === stale) return;
+          stale = isStale;
+          feedHealth.push({ at: harness.now(), symbol: name, stale: isStale });
         }),
       );
       subscriptions.add(
