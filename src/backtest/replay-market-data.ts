@@ -56,8 +56,11 @@ export function replayMarketData(params: ReplayMarketDataParameters): (model: Si
         return { ...answer, bids: last.merged.bids, asks: last.merged.asks };
       }
       const merge = (side: BookSideName, ownLevels: readonly (readonly [string, string])[]) => {
+        const recorded = seen.levels(side, limit);
+        // Best first already: only the bot's own levels need merging in (none for most answers).
+        if (ownLevels.length === 0) return recorded.map(([price, size]) => formattedLevel(price, size));
         const sizes = new Map<bigint, bigint>();
-        for (const [price, size] of seen.levels(side, limit)) sizes.set(price, size);
+        for (const [price, size] of recorded) sizes.set(price, size);
         for (const [price, size] of ownLevels) {
           const units = toUnits(price, spec.pricePrecision);
           sizes.set(units, (sizes.get(units) ?? 0n) + toUnits(size, spec.sizePrecision));

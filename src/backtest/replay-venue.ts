@@ -24,7 +24,6 @@ import type { MarketSpec } from '../protocol/market-spec.ts';
 import { MarketHistory } from '../venue/market-history.ts';
 import type { OutsideLiquidity } from '../venue/outside-liquidity.ts';
 import type { SimVenueModel } from '../venue/sim-venue.ts';
-import type { OrderFilled } from '../venue/venue-events.ts';
 import type { EventFeedReader } from '../feeds/event-feed-reader.ts';
 import { FeedEventKind } from '../feeds/feed-event.ts';
 import { msReader } from '../feeds/ns-to-ms.ts';
@@ -163,26 +162,7 @@ export function createReplayVenue(params: ReplayVenueParameters): ReplayVenue {
 
   const recordTape = (id: bigint, takerSide: OrderSide, price: bigint, size: bigint, atMs: number) => {
     lastTradeMs = atMs > lastTradeMs ? atMs : lastTradeMs;
-    const fill: OrderFilled = {
-      type: 'OrderFilled',
-      market: spec.address,
-      tradeId: id,
-      price,
-      size,
-      quote: 0n,
-      base: 0n,
-      takerSide,
-      makerOrderId: 0n,
-      makerAccountId: 0n,
-      makerSlot: -1,
-      makerRemaining: 0n,
-      makerFee: 0n,
-      takerOrderId: 0n,
-      takerAccountId: 0n,
-      takerRemaining: 0n,
-      takerFee: 0n,
-    };
-    history.recordFill(fill, lastTradeMs);
+    history.recordTrade(spec.address, id, price, size, takerSide, lastTradeMs);
   };
 
   /** The row of `slot` applied to the committed book (a row that shapes what depth polls show), then let go. */

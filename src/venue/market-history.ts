@@ -38,8 +38,8 @@ interface TradeRecord {
   readonly size: bigint;
   readonly time: number;
   readonly takerSide: OrderSide;
-  /** Its wire form, made once: every `trades` answer shares it. */
-  readonly wire: Trade;
+  /** Its wire form, made on its first answer and shared by every later one (most trades of a busy market are never asked for). */
+  wire: Trade | undefined;
 }
 
 interface MarketTrades {
@@ -100,22 +100,16 @@ export class MarketHistory {
 
   /** Records one fill at its block's time (ms). */
   recordFill(fill: OrderFilled, time: number): void {
-    const state = this.markets.get(fill.market);
-    if (state === undefined) invariantBroken('fill on an unknown market', { market: fill.market });
+    this.recordTrade(fill.market, fill.tradeId, fill.price, fill.size, fill.takerSide, time);
+  }
+
+  /** Records one trade (price and size units) at its time (ms): a fill, or a recorded market's print. */
+  recordTrade(market: Address, tradeId: bigint, price: bigint, size: bigint, takerSide: OrderSide, time: number): void {
+    const state = this.markets.get(market);
+    if (state === undefined) invariantBroken('fill on an unknown market', { market });
     const last = state.trades[state.trades.length - 1];
-    if (last !== undefined && time < last.time) invariantBroken('trade time went backwards', { market: fill.market });
-    const { spec, notionalScale } = state;
-    const id = Number(fill.tradeId);
-    const wire: Trade = Object.freeze({
-      id,
-      price: fromUnits(fill.price, spec.pricePrecision),
-      qty: fromUnits(fill.size, spec.sizePrecision),
-      quoteQty: fromUnits(fill.price * fill.size, notionalScale),
-      time,
-      isBuyerMaker: fill.takerSide === 'SELL',
-      isBestMatch: true,
-    });
-    state.trades.push({ id, price: fill.price, size: fill.size, time, takerSide: fill.takerSide, wire });
+    if (last !== undefined && time < last.time) invariantBroken('trade time went backwards', { market });
+    state.trades.push({ id: Number(tradeId), price, size, time, takerSide, wire: undefined });
     if (state.trades.length > this.maxTrades + this.maxTrades / 10) {
       state.trades.splice(0, state.trades.length - this.maxTrades);
     }
@@ -128,10 +122,23 @@ export class MarketHistory {
 
   /** The newest `limit` trades, oldest first. */
   trades(market: MarketSpec, limit: number): Trade[] {
-    const { trades } = this.of(market);
+    const state = this.of(market);
+    const { trades, spec, notionalScale } = state;
     const from = Math.max(0, trades.length - Math.max(0, Math.floor(limit)));
     const out: Trade[] = [];
-    for (let i = from; i < trades.length; i++) out.push(trades[i]!.wire);
+    for (let i = from; i < trades.length; i++) {
+      const trade = trades[i]!;
+      trade.wire ??= Object.freeze({
+        id: trade.id,
+        price: fromUnits(trade.price, spec.pricePrecision),
+        qty: fromUnits(trade.size, spec.sizePrecision),
+        quoteQty: fromUnits(trade.price * trade.size, notionalScale),
+        time: trade.time,
+        isBuyerMaker: trade.takerSide === 'SELL',
+        isBestMatch: true,
+      });
+      out.push(trade.wire);
+    }
     return out;
   }
 
