@@ -22,7 +22,8 @@ export class ExchangeOrder {
   exchMs = new Float64Array(1024);
   kind = new Uint8Array(1024);
   side = new Int8Array(1024);
-  readonly price: bigint[] = [];
+  /** Price units as numbers (uint32: exact), a bigint made only where one is needed. */
+  price = new Float64Array(1024);
   readonly qty: bigint[] = [];
   readonly id: bigint[] = [];
   /** File order, the tie-break of rows with one exchange time. */
@@ -41,7 +42,7 @@ export class ExchangeOrder {
   }
 
   /** Holds a row; returns its slot. */
-  push(exchMs: number, kind: number, side: number, price: bigint, qty: bigint, id: bigint): number {
+  push(exchMs: number, kind: number, side: number, price: number, qty: bigint, id: bigint): number {
     const slot = this.free.length > 0 ? this.free.pop()! : this.grow();
     this.exchMs[slot] = exchMs;
     this.seq[slot] = this.pushed += 1;
@@ -115,6 +116,7 @@ export class ExchangeOrder {
       };
       this.exchMs = grown(this.exchMs);
       this.seq = grown(this.seq);
+      this.price = grown(this.price);
       const kind = new Uint8Array(slot * 2);
       kind.set(this.kind);
       this.kind = kind;

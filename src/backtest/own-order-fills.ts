@@ -69,9 +69,9 @@ export class OwnOrderFills {
   }
 
   /** True when an own order rests at `price` on `side` (a depth change there moves its queue). */
-  restsAt(side: BookSideName, price: bigint): boolean {
+  restsAt(side: BookSideName, price: number): boolean {
     if (this.own.size === 0) return false;
-    for (const order of this.own.values()) if (order.side === side && order.price === price) return true;
+    for (const order of this.own.values()) if (order.side === side && Number(order.price) === price) return true;
     return false;
   }
 

@@ -74,12 +74,12 @@ export class ReplayBook {
   }
 
   /**
-   * The recorded size at a level; returns the displayed change, if any, when `report` (the level of
-   * one of the replayed bot's orders: the only ones whose queue a change moves).
+   * The recorded size at a level (`at`: its price units as a number, exact for uint32 prices);
+   * returns the displayed change, if any, when `report` (the level of one of the replayed bot's
+   * orders: the only ones whose queue a change moves).
    */
-  setLevel(side: BookSideName, price: bigint, size: bigint, report = false): LevelChange | undefined {
+  setLevel(side: BookSideName, at: number, size: bigint, report = false): LevelChange | undefined {
     this.version += 1;
-    const at = Number(price);
     const before = report ? this.displayedAt(side, at) : 0n;
     const recorded = this.recorded[side];
     if (size === 0n) {
@@ -91,7 +91,7 @@ export class ReplayBook {
     if (this.consumed[side].size > 0) this.consumed[side].delete(at);
     if (!report) return undefined;
     const after = this.displayedAt(side, at);
-    return before === after ? undefined : { side, price, before, after };
+    return before === after ? undefined : { side, price: BigInt(at), before, after };
   }
 
   checkpoint(updateId: bigint, exchMs: number): void {

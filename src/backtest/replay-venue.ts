@@ -26,7 +26,7 @@ import type { OutsideLiquidity } from '../venue/outside-liquidity.ts';
 import type { SimVenueModel } from '../venue/sim-venue.ts';
 import type { EventFeedReader } from '../feeds/event-feed-reader.ts';
 import { FeedEventKind } from '../feeds/feed-event.ts';
-import { msReader } from '../feeds/ns-to-ms.ts';
+import { msReader, numberReader } from '../feeds/ns-to-ms.ts';
 import type { SimReplay } from '../sim/sim-service.ts';
 import type { QueueModel } from './queue-model.ts';
 import { ExchangeOrder, NO_ROW } from './exchange-order.ts';
@@ -116,7 +116,8 @@ export interface ReplayVenue {
 export function createReplayVenue(params: ReplayVenueParameters): ReplayVenue {
   const { spec, clock, queueModel, unitsPerTick, unitsPerLot } = params;
   // Feed units to venue units (one bigint less per row where they are the same).
-  const toPriceUnits = unitsPerTick === 1n ? (price: bigint) => price : (price: bigint) => price * unitsPerTick;
+  // Prices as numbers (uint32 price units: exact) on the level path, where most rows go.
+  const priceUnitsPerTick = Number(unitsPerTick);
   const toSizeUnits = unitsPerLot === 1n ? (size: bigint) => size : (size: bigint) => size * unitsPerLot;
   const book = new ReplayBook();
   /** The book as committed-state depth polls see it: the same rows, `committedLagMs` later. */
@@ -172,7 +173,7 @@ export function createReplayVenue(params: ReplayVenueParameters): ReplayVenue {
     if (kind === FeedEventKind.BOOK_CLEAR || kind === FeedEventKind.BOOK_GAP) committedBook.clear();
     else if (kind === FeedEventKind.LEVEL) committedBook.setLevel(side, held.price[slot]!, held.qty[slot]!);
     else if (kind === FeedEventKind.CHECKPOINT) committedBook.checkpoint(held.id[slot]!, held.exchMs[slot]!);
-    else if (kind === FeedEventKind.OWN_ORDER) committedBook.ownOrder(held.id[slot]!, side, held.price[slot]!, held.qty[slot]!);
+    else if (kind === FeedEventKind.OWN_ORDER) committedBook.ownOrder(held.id[slot]!, side, BigInt(held.price[slot]!), held.qty[slot]!);
     else if (kind === FeedEventKind.OWN_CANCEL) committedBook.ownReduced(held.id[slot]!);
     else if (kind === FeedEventKind.OWN_FILL) committedBook.ownReduced(held.id[slot]!, held.qty[slot]!);
     held.release(slot);
@@ -191,7 +192,7 @@ export function createReplayVenue(params: ReplayVenueParameters): ReplayVenue {
   const apply = (slot: number, trading: boolean): void => {
     const kind = held.kind[slot]!;
     const sideSign = held.side[slot]!;
-    const price = held.price[slot]!;
+    const priceUnits = held.price[slot]!;
     const qty = held.qty[slot]!;
     const id = held.id[slot]!;
     const exchMs = held.exchMs[slot]!;
@@ -203,7 +204,7 @@ export function createReplayVenue(params: ReplayVenueParameters): ReplayVenue {
         book.clear();
         return;
       case FeedEventKind.LEVEL: {
-        const change = book.setLevel(side, price, qty, trading && fills.restsAt(side, price));
+        const change = book.setLevel(side, priceUnits, qty, trading && fills.restsAt(side, priceUnits));
         if (change !== undefined) pending.push({ type: 'level', change });
         return;
       }
@@ -215,6 +216,7 @@ export function createReplayVenue(params: ReplayVenueParameters): ReplayVenue {
         }
         return;
       case FeedEventKind.TRADE: {
+        const price = BigInt(priceUnits);
         const tape = book.tapeSize(price, qty, exchMs);
         if (tape === 0n) return;
         const takerSide: OrderSide = sideSign > 0 ? 'BUY' : 'SELL';
@@ -231,17 +233,17 @@ export function createReplayVenue(params: ReplayVenueParameters): ReplayVenue {
         book.clear();
         return;
       case FeedEventKind.OWN_ORDER:
-        book.ownOrder(id, side, price, qty);
+        book.ownOrder(id, side, BigInt(priceUnits), qty);
         return;
       case FeedEventKind.OWN_CANCEL:
         book.ownReduced(id);
         return;
       case FeedEventKind.OWN_FILL:
         book.ownReduced(id, qty);
-        book.ownMakerFill(price, qty, exchMs);
+        book.ownMakerFill(BigInt(priceUnits), qty, exchMs);
         return;
       case FeedEventKind.OWN_TAKER_FILL:
-        book.ownTakerFill(price, qty, exchMs);
+        book.ownTakerFill(BigInt(priceUnits), qty, exchMs);
         return;
       default:
         return;
@@ -328,13 +330,14 @@ export function createReplayVenue(params: ReplayVenueParameters): ReplayVenue {
         return undefined;
       };
       for await (const rows of params.feed.batches()) {
-        const { kind, side, price, qty, id } = rows;
+        const { kind, side, qty, id } = rows;
+        const ticksAt = numberReader(rows.price);
         const exchMsAt = msReader(rows.exchTs);
         const localMsAt = msReader(rows.localTs);
         for (let i = 0; i < rows.length; i += 1) {
           // A level's update id is never read (its checkpoint carries it): one bigint less for most rows.
           const rowKind = kind[i]!;
-          held.push(exchMsAt(i), rowKind, side[i]!, toPriceUnits(price[i]!), toSizeUnits(qty[i]!), rowKind === FeedEventKind.LEVEL ? 0n : id[i]!);
+          held.push(exchMsAt(i), rowKind, side[i]!, ticksAt(i) * priceUnitsPerTick, toSizeUnits(qty[i]!), rowKind === FeedEventKind.LEVEL ? 0n : id[i]!);
           const safeMs = localMsAt(i) - MAX_RECEIVE_LAG_MS;
           // Once waited for, the row is due (nothing comes before it on the clock): the next release plays it.
           for (let wait = release(safeMs); wait !== undefined; wait = release(safeMs)) {

@@ -25,7 +25,7 @@ describe('ExchangeOrder', () => {
             BigInt(expected.seq),
             expected.seq % 11,
             (expected.seq % 3) - 1,
-            BigInt(expected.seq * 7),
+            expected.seq * 7,
             BigInt(expected.seq * 13),
           ]);
           // Slots are reused once given back: the next rows overwrite this one's columns.
@@ -34,7 +34,7 @@ describe('ExchangeOrder', () => {
         };
         for (const [exchMs, pops] of steps) {
           seq += 1;
-          order.push(exchMs, seq % 11, (seq % 3) - 1, BigInt(seq * 7), BigInt(seq * 13), BigInt(seq));
+          order.push(exchMs, seq % 11, (seq % 3) - 1, seq * 7, BigInt(seq * 13), BigInt(seq));
           held.push({ exchMs, seq });
           for (let i = 0; i < pops && held.length > 0; i += 1) popOne();
           expect(order.size).toBe(held.length);
@@ -49,7 +49,10 @@ describe('ExchangeOrder', () => {
 
   it('keeps rows apart across growth of its columns', () => {
     const order = new ExchangeOrder();
-    for (let i = 0; i < 5_000; i += 1) order.push(5_000 - i, 1, 1, BigInt(i), 0n, BigInt(i));
-    for (let i = 4_999; i >= 0; i -= 1) expect(order.id[order.pop()]).toBe(BigInt(i));
+    for (let i = 0; i < 5_000; i += 1) order.push(5_000 - i, 1, 1, i * 10, 0n, BigInt(i));
+    for (let i = 4_999; i >= 0; i -= 1) {
+      const slot = order.pop();
+      expect([order.id[slot], order.price[slot]]).toEqual([BigInt(i), i * 10]);
+    }
   });
 });
