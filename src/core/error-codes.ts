@@ -48,6 +48,7 @@ export const errorCodes = {
   // execution
   JOURNAL_CORRUPT: 'A complete journal line fails its checksum or schema, or its seq does not increase.',
   JOURNAL_RECORD_INVALID: 'A record to append breaks its schema or a journal rule; nothing is written.',
+  JOURNAL_LOCKED: 'The wallet’s journal is held by another running bot (its process and host are named): one wallet, one running bot.',
   JOURNAL_UNAVAILABLE: 'The journal cannot be opened or written (bad name, I/O error, closed, or an earlier failure); reopen it.',
   NONCE_SKEW_EXCEEDED: 'The next nonce would be further ahead of the clock than the venue allows.',
   IN_FLIGHT_CAP_INVALID: 'maxPendingOutcomes is not an integer from 1 to 63 (the relay closes a connection at 64).',

@@ -26,6 +26,7 @@ import * as nodeFs from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { BaseError, isBaseError } from '../core/base-error.ts';
 import type { Clock } from '../core/clock.ts';
+import { lockJournal, type JournalLock } from './journal-lock.ts';
 import type { RelayMethodName } from '../protocol/constants.ts';
 import type { Hex } from '../protocol/encoding.ts';
 import {
@@ -44,7 +45,8 @@ import {
 
 /** The file-system calls the journal makes: node:fs by default; tests inject failures and spies. */
 export interface JournalFs {
-  openSync(path: string, flags: 'a' | 'r' | 'r+' | 'w', mode?: number): number;
+  /** `wx`: create, failing with EEXIST when the file exists (the journal's lock). */
+  openSync(path: string, flags: 'a' | 'r' | 'r+' | 'w' | 'wx', mode?: number): number;
   writeSync(fd: number, buffer: Uint8Array, offset: number, length: number): number;
   fsyncSync(fd: number): void;
   ftruncateSync(fd: number, length: number): void;
@@ -110,6 +112,8 @@ export interface JournalContext {
   readonly clock: Pick<Clock, 'now'>;
   /** Default: node:fs. */
   readonly fs?: JournalFs;
+  /** Whether a process of this host runs (a stale lock's test). Default `process.kill(pid, 0)`. */
+  readonly isRunning?: (pid: number) => boolean;
 }
 
 export interface OpenJournalParameters {
@@ -268,11 +272,13 @@ export function openJournal(context: JournalContext, params: OpenJournalParamete
   const state = new JournalState();
   let truncatedBytes = 0;
   let removedTempFile = false;
+  let lock: JournalLock | undefined;
   try {
     if (!fs.existsSync(params.dir)) {
       fs.mkdirSync(params.dir, { recursive: true, mode: 0o700 });
       fsyncDirectory(fs, dirname(resolve(params.dir)));
     }
+    lock = lockJournal({ fs, now: () => context.clock.now(), ...(context.isRunning === undefined ? {} : { isRunning: context.isRunning }) }, path);
     if (fs.existsSync(temp)) {
       // The journal itself is complete at every step of a compaction; the temp file is surplus.
       fs.unlinkSync(temp);
@@ -306,8 +312,9 @@ export function openJournal(context: JournalContext, params: OpenJournalParamete
       truncatedBytes,
       removedTempFile,
     };
-    return new Journal({ fs, clock: context.clock, path, dir: params.dir, fd, state, restored });
+    return new Journal({ fs, clock: context.clock, path, dir: params.dir, fd, state, restored, lock });
   } catch (error) {
+    lock?.release();
     if (isBaseError(error)) throw error;
     throw unavailable('cannot open', path, error);
   }
@@ -321,6 +328,8 @@ interface JournalInit {
   readonly fd: number;
   readonly state: JournalState;
   readonly restored: RestoredJournal;
+  /** Held from the open to the close. */
+  readonly lock: JournalLock;
 }
 
 /** Result of `compact()`: record counts of the file before and after. */
@@ -338,6 +347,7 @@ export class Journal {
   readonly #clock: Pick<Clock, 'now'>;
   readonly #dir: string;
   readonly #state: JournalState;
+  readonly #lock: JournalLock;
   #fd: number | undefined;
   /** Set when a write failed: the file may end in a partial line, so nothing more is appended. */
   #failure: unknown;
@@ -349,6 +359,7 @@ export class Journal {
     this.#clock = init.clock;
     this.#dir = init.dir;
     this.#state = init.state;
+    this.#lock = init.lock;
     this.#fd = init.fd;
   }
 
@@ -454,7 +465,7 @@ export class Journal {
     return { before, after: records.length };
   }
 
-  /** Closes the file; later appends throw JOURNAL_UNAVAILABLE. Idempotent. */
+  /** Closes the file and lets go of its lock; later appends throw JOURNAL_UNAVAILABLE. Idempotent. */
   close(): void {
     const fd = this.#fd;
     const failed = this.#failure !== undefined;
@@ -466,6 +477,8 @@ export class Journal {
     } catch (error) {
       // After a failed write the descriptor is beyond help; otherwise say so.
       if (!failed) throw unavailable('cannot close', this.path, error);
+    } finally {
+      this.#lock.release();
     }
   }
 

@@ -46,7 +46,8 @@ export function memoryJournalFs(options: MemoryJournalOptions = {}): JournalFs {
         files.set(path, files.get(path) ?? []);
         return nextFd++;
       }
-      if (flags === 'w') files.set(path, []);
+      if (flags === 'wx' && files.has(path)) throw Object.assign(new Error(`EEXIST: file already exists, ${path}`), { code: 'EEXIST' });
+      if (flags === 'w' || flags === 'wx') files.set(path, []);
       else if (flags === 'a') files.set(path, files.get(path) ?? []);
       else if (!files.has(path)) throw missing(path);
       open.set(nextFd, path);

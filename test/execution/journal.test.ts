@@ -95,7 +95,8 @@ describe('journal', () => {
     open.push(journal);
     expect(existsSync(journal.path)).toBe(true);
     const synced = spy.calls.filter((call) => call.op === 'fsyncSync').map((call) => call.path);
-    expect(synced).toEqual([join(tmp.dir, 'state'), journal.path, dir]);
+    // The new directory's parent, the lock (this process holds the journal), the journal, the directory.
+    expect(synced).toEqual([join(tmp.dir, 'state'), `${journal.path}.lock`, journal.path, dir]);
   });
 
   it('starts empty', () => {
