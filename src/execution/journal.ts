@@ -55,7 +55,8 @@ export interface JournalFs {
   renameSync(from: string, to: string): void;
   unlinkSync(path: string): void;
   existsSync(path: string): boolean;
-  mkdirSync(path: string, options: { recursive: true; mode?: number }): void;
+  /** One directory, its parent existing (never `recursive`: Node's recursive mkdir spins forever under /proc). */
+  mkdirSync(path: string, options: { mode?: number }): void;
 }
 
 /** The real file system. */
@@ -223,6 +224,16 @@ function unavailable(message: string, path: string, cause: unknown): BaseError {
   return new BaseError('JOURNAL_UNAVAILABLE', `journal ${path}: ${message}`, { details: { path }, cause });
 }
 
+/** Creates `dir` and its missing parents one at a time, so that an unusable path fails at once. */
+function makeDirectories(fs: JournalFs, dir: string): void {
+  const missing: string[] = [];
+  for (let at = resolve(dir); !fs.existsSync(at); at = dirname(at)) {
+    missing.unshift(at);
+    if (dirname(at) === at) break;
+  }
+  for (const path of missing) fs.mkdirSync(path, { mode: 0o700 });
+}
+
 function writeAll(fs: JournalFs, fd: number, bytes: Uint8Array): void {
   let offset = 0;
   while (offset < bytes.length) offset += fs.writeSync(fd, bytes, offset, bytes.length - offset);
@@ -275,7 +286,7 @@ export function openJournal(context: JournalContext, params: OpenJournalParamete
   let lock: JournalLock | undefined;
   try {
     if (!fs.existsSync(params.dir)) {
-      fs.mkdirSync(params.dir, { recursive: true, mode: 0o700 });
+      makeDirectories(fs, params.dir);
       fsyncDirectory(fs, dirname(resolve(params.dir)));
     }
     lock = lockJournal({ fs, now: () => context.clock.now(), ...(context.isRunning === undefined ? {} : { isRunning: context.isRunning }) }, path);
@@ -316,7 +327,7 @@ export function openJournal(context: JournalContext, params: OpenJournalParamete
   } catch (error) {
     lock?.release();
     if (isBaseError(error)) throw error;
-    throw unavailable('cannot open', path, error);
+    throw unavailable(`cannot open (${error instanceof Error ? error.message : String(error)})`, path, error);
   }
 }
 

@@ -68,3 +68,19 @@ process.stdin.on('data', () => { journal.close(); process.exit(0); });`;
     expect((refusal(open) as Error).message).toMatch(/in use by another process/);
   });
 });
+
+describe('an unusable journal location', () => {
+  it('fails at once with JOURNAL_UNAVAILABLE and its reason: under /proc (where a recursive mkdir spins forever) or under a file', () => {
+    dir = mkdtempSync(join(tmpdir(), 'clobbot-lock-'));
+    const file = join(dir, 'a-file');
+    writeFileSync(file, '');
+    for (const [location, reason] of [
+      ['/proc/clobbot-journal-test/state', /cannot open \(ENOENT: no such file or directory, mkdir '\/proc\/clobbot-journal-test'\)/],
+      [join(file, 'journals'), /cannot open \(ENOTDIR: not a directory/],
+    ] as const) {
+      const error = refusal(() => openJournal({ clock }, { dir: location, network: 'sim', wallet: WALLET }));
+      expect(isBaseError(error) && error.code).toBe('JOURNAL_UNAVAILABLE');
+      expect((error as Error).message).toMatch(reason);
+    }
+  });
+});
