@@ -134,6 +134,11 @@ export function relayRestRoute(context: RelayRestRouteContext): SimRoute {
     ...(delayMs > 0 ? { delayMs } : {}),
   });
   const handler = async (request: SimRequest): Promise<SimResponse> => {
+    // A token in the URL (access_token=…) would be logged and cached on the way: any query is refused
+    // before the header is looked at, as on the WebSocket, so no URL token is ever accepted.
+    if ([...request.query.keys()].length > 0) {
+      return reply(readRequestId(request.body), rejected('INVALID_REQUEST', 'POST /relay takes no query parameters: send the JWT in the Authorization header, never in the URL'));
+    }
     const who = auth.authenticate(request.headers.authorization);
     if (!who.ok) return reply(readRequestId(request.body), rejected('AUTHENTICATION_FAILED', who.message));
     const parsed = parseRelayRestRequest(request.body);

@@ -57,6 +57,16 @@ describe('POST /relay', () => {
     if (body.status === 'BROADCAST') expect((await waitForReceipt(venue.url, body.txHash)).status).toBe('success');
   });
 
+  it('refuses any query, a token in the URL above all, with 400 INVALID_REQUEST, even with a valid header', async () => {
+    const requestId = crypto.randomUUID();
+    const body = await batchRestBody(venue, WALLET, { accountId, market, orders: [restingBuy()] }, requestId);
+    for (const query of [`access_token=${token}`, 'token=x', 'anything=1']) {
+      const answer = await postText(`${venue.url}/relay?${query}`, body, bearer(token));
+      expectRefusal(answer, 400, 'INVALID_REQUEST', requestId);
+      expect(answer.body.message).toMatch(/never in the URL/);
+    }
+  });
+
   it('refuses a missing, malformed, foreign or expired JWT with 401 AUTHENTICATION_FAILED', async () => {
     const requestId = nextRequestId();
     const body = await batchRestBody(venue, WALLET, { accountId, market, orders: [restingBuy()] }, requestId);
