@@ -4,6 +4,7 @@
  * never reach the output. pino's own `redact` paths cannot match key substrings at any depth, so the
  * redaction runs in a `logMethod` hook (message, format arguments, merged object, errors) and again
  * in `formatters.log` (the object pino merges); child bindings are redacted by wrapping `child`.
+ * Error stacks are written at debug level and below only.
  */
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import type { Clock } from './clock.ts';
@@ -48,13 +49,27 @@ export function createLogger(params: CreateLoggerParameters = {}): Logger {
       log: (object) => redactSecrets(object) as Record<string, unknown>,
     },
     hooks: {
-      logMethod(args, method) {
-        method.apply(this, redactArguments(args) as Parameters<typeof method>);
+      logMethod(args, method, level) {
+        const redacted = redactArguments(args);
+        // Stacks (source paths, line numbers) are for debugging: a warning says what, not where.
+        method.apply(this, (level > DEBUG_LEVEL ? redacted.map(withoutStacks) : redacted) as Parameters<typeof method>);
       },
     },
   };
   const logger = pino(options, params.pretty ? prettyStream(destination) : destination);
   return withRedactedBindings(logger);
+}
+
+/** pino's number for `debug`: lines of this level and below keep error stacks. */
+const DEBUG_LEVEL = 20;
+
+/** `value` without `stack` fields at any depth (an error's, and its causes'). */
+function withoutStacks(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutStacks);
+  if (typeof value !== 'object' || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) if (key !== 'stack') out[key] = withoutStacks(inner);
+  return out;
 }
 
 /** Redacts every argument of a log call; keeps an Error's message as the line's message. */

@@ -63,6 +63,21 @@ describe('createLogger: redaction', () => {
     expect(second!['err']).toMatchObject({ type: 'Error', message: 'boom [redacted]' });
   });
 
+  it('writes error stacks at debug level only (a warning says what went wrong, not where in the source)', () => {
+    const { logger, records, lines } = capture({ level: 'debug' });
+    const error = new Error(`boom ${JWT}`, { cause: new Error('inner') });
+    logger.warn({ err: error }, 'warned');
+    logger.error(error);
+    logger.debug({ err: error }, 'debugged');
+    const [warned, errored, debugged] = records();
+    for (const record of [warned, errored]) {
+      expect(JSON.stringify(record)).not.toContain('"stack"');
+      expect(record!['err']).toMatchObject({ type: 'Error', message: 'boom [redacted]', cause: { message: 'inner' } });
+    }
+    expect((debugged!['err'] as { stack: string }).stack).toMatch(/^Error: boom \[redacted\]\n {4}at /);
+    expectClean(lines);
+  });
+
   it('child loggers inherit redaction, bindings included', () => {
     const { logger, lines, records } = capture();
     const child = logger.child({ component: 'relay', sessionToken: JWT });
