@@ -46,6 +46,10 @@
  *
  * Why one file of this size: placements, the order registry, the fill ledger and the published state
  * share the slot replay's bookkeeping; issue 17 splits them along those lines with a read-only view.
+ *
+ * Why one file of this size: pending placements, the order registry, the fill ledger and balances
+ * are derived together from one set of facts (above); issue 17 splits them by concept with the
+ * engine, and until then the derivation stays in one view.
  */
 import { BaseError } from '../core/base-error.ts';
 import { BehaviorSubject, Subject, type Observable } from 'rxjs';

@@ -30,6 +30,7 @@ import { createRelaySession, type RelaySession } from '../execution/relay-sessio
 import { createFailoverTransport, createRestRelayTransport, createWsRelayTransport, type RelayTransport } from '../execution/relay-transport.ts';
 import type { WalletSigner } from '../execution/signer-source.ts';
 import { RunTracker } from './run-tracker.ts';
+import { describeStop, type StopReason } from './stop-reason.ts';
 import { createStrategyHost, type StrategyHost } from './strategy-host.ts';
 import { timeSource, type TimedSource } from './timed-source.ts';
 import type { VenueConnection } from './venue-connection.ts';
@@ -39,15 +40,7 @@ import { tapMarketData } from '../feeds/market-data-tap.ts';
 import { followOwnOrders, rawOwnOrderSink } from '../feeds/own-order-recorder.ts';
 import { createMarketRecording, type MarketRecording } from './market-recording.ts';
 
-/** Why a run stopped. */
-export type StopReason =
-  | { readonly kind: 'duration'; readonly ms: number }
-  /** SIGINT or SIGTERM; no signal: the caller's AbortSignal. */
-  | { readonly kind: 'signal'; readonly signal: string | undefined }
-  | { readonly kind: 'completed' }
-  | { readonly kind: 'failed'; readonly strategy: string; readonly code: string }
-  /** The engine's kill switch tripped (file, drawdown, error rate): it places nothing more. */
-  | { readonly kind: 'killed'; readonly trigger: string; readonly message: string };
+export type { StopReason } from './stop-reason.ts';
 
 /** How long the stop waits for the outcomes of the final cancels. */
 const STOP_TIMEOUT_MS = 30_000;
@@ -137,22 +130,6 @@ function buildTransport(context: ClientContext, params: TradingRuntimeParameters
   );
   const rest = createRestRelayTransport({ ...context, logger }, { network: network.name, relayUrl: network.hosts.relayUrl!, rpcUrl: network.hosts.rpcUrl!, session });
   return createFailoverTransport({ ws: createWsRelayTransport(wsClient), rest, clock, restAfterMs: 2_000, logger: logger.child({ component: 'relay-transport' }) });
-}
-
-/** Why the run stops, in a few words (what the strategies' HALTED state says). */
-function stopReasonText(reason: StopReason): string {
-  switch (reason.kind) {
-    case 'duration':
-      return `its duration (${reason.ms} ms) ended`;
-    case 'signal':
-      return reason.signal === undefined ? 'it was asked to stop' : `${reason.signal} received`;
-    case 'completed':
-      return 'every strategy completed';
-    case 'failed':
-      return `strategy ${reason.strategy} failed (${reason.code})`;
-    case 'killed':
-      return reason.message;
-  }
 }
 
 /**
@@ -321,7 +298,7 @@ export function createTradingRuntime(params: TradingRuntimeParameters): TradingR
 
     stop() {
       stopping ??= (async () => {
-        const reason = stopReason === undefined ? undefined : stopReasonText(stopReason);
+        const reason = stopReason === undefined ? undefined : describeStop(stopReason);
         for (const host of hosts) host.stop(reason);
         const stats = await engine.stop({ cancelAll: true, timeoutMs: params.stopTimeoutMs ?? STOP_TIMEOUT_MS });
         const leftOpen = started ? await openOrdersAfterStop() : undefined;

@@ -32,6 +32,10 @@
  *   as on one stream, and no frame is handled while a close waits); a request that
  *   passed the checks above may be answered REJECTED without reaching the venue (the nonce does not
  *   move), and a broadcast one UNKNOWN `BROADCAST_RESULT_UNKNOWN` with `candidateTxHash`, not tracked.
+ *
+ * Why one file of this size: the upgrade, the per-connection frame order, the pending-outcome cap
+ * and the outcome faults all act on one connection's ordered stream of frames; split, each part
+ * would have to re-state that order.
  */
 import type { Subscription } from 'rxjs';
 import type { Clock } from '../core/clock.ts';

@@ -9,7 +9,8 @@
 import { Subscription } from 'rxjs';
 import type { z } from 'zod';
 import type { RiskConfig } from '../config/run-config.ts';
-import { RELAY_PENDING_OUTCOME_LIMIT } from '../protocol/constants.ts';
+import { DEFAULT_ENGINE_TUNING } from '../execution/create-execution-engine.ts';
+import { ORDER_EVENTS_CACHE_MS, RELAY_PENDING_OUTCOME_LIMIT } from '../protocol/constants.ts';
 import type { StrategyDefinition } from '../strategy/define-strategy.ts';
 import type { Intent } from '../strategy/intents.ts';
 import type { OwnFill, OwnMarketState } from '../strategy/strategy-context.ts';
@@ -36,8 +37,11 @@ export interface RunScenarioOptions<S extends z.ZodType> {
  */
 const SETTLE_AFTER_STOP_MS = 90_000;
 
-/** A fill that reaches the engine later than this after its block came late (the venue caches order events 2 s). */
-const LATE_EVENT_MS = 3_000;
+/**
+ * A fill that reaches the engine later than this after its block came late: the venue's order-events
+ * cache, plus the engine's poll period between reads.
+ */
+const LATE_EVENT_MS = ORDER_EVENTS_CACHE_MS + DEFAULT_ENGINE_TUNING.pollMs;
 
 /** The risk limits of a property run when none are given: wide enough never to refuse a sane intent. */
 export const OPEN_RUN_RISK: RiskConfig = {

@@ -11,6 +11,10 @@
  * of that instant is `startMs`. Before the strategy starts, the harness readies the account (funded,
  * delegated, TRADE granted, as `clobbot run` does), posts each market's `book`, makes its `position`
  * (an own post-only order at `entryPrice` filled by a script taker) and places its `orders`.
+ *
+ * Why one file of this size: the harness's options and results are its public API, documented here
+ * beside the one function that honours them; the machinery lives in check-rig.ts, check-venue.ts
+ * and harness-setup.ts.
  */
 import type { z } from 'zod';
 import { BaseError } from '../core/base-error.ts';

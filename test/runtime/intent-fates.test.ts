@@ -224,7 +224,7 @@ describe('ctx.fates$ through the runtime', () => {
     await until(() => a.fates.length === 1);
     runtime.requestStop({ kind: 'duration', ms: 60_000 });
     await drive(() => runtime.stop());
-    expect(a.states).toEqual([{ state: 'ACTIVE' }, { state: 'HALTED', reason: 'the run is stopping: its duration (60000 ms) ended' }]);
+    expect(a.states).toEqual([{ state: 'ACTIVE' }, { state: 'HALTED', reason: 'the run is stopping: the duration (60 s) ended' }]);
     // The strategy reacted, but it was being stopped: the engine never saw the intent (its stop cancelled the order).
     expect(reports.some(({ intent }) => intent === reaction)).toBe(false);
     expect(reports.filter(({ intent }) => intent.purpose === 'stop').map(({ fate }) => fate.status)).toEqual(['CONFIRMED']);

@@ -101,8 +101,8 @@ describe('strategy host: ctx.tradingState$', () => {
     host.start();
     emit.next(cancelAll('before'));
     // The strategy hears HALTED while still subscribed and reacts with a `reaction`: not submitted.
-    host.stop('its duration (60000 ms) ended');
-    expect(states).toEqual([{ state: 'ACTIVE' }, { state: 'HALTED', reason: 'the run is stopping: its duration (60000 ms) ended' }]);
+    host.stop('the duration (60 s) ended');
+    expect(states).toEqual([{ state: 'ACTIVE' }, { state: 'HALTED', reason: 'the run is stopping: the duration (60 s) ended' }]);
     emit.next(cancelAll('after'));
     expect(submitted.map((intent) => intent.purpose)).toEqual(['before']);
     expect(host.tally.emitted).toBe(1);

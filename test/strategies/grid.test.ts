@@ -1,12 +1,10 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { defer, finalize } from 'rxjs';
+import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { Intent, OwnMarketState, ReplaceSlots, StrategyDefinition, TradingState } from 'clobbot';
+import type { OwnMarketState, ReplaceSlots } from 'clobbot';
 import { checkStrategy, createStrategyHarness } from 'clobbot/testing';
 import grid, { gridPrices } from '../../strategies/grid.ts';
 import { book, monUsdc } from './fixtures.ts';
+import { haltedBy, placesAnything, withKillFile } from './halt-support.ts';
 
 const params = { levels: 3, stepBps: 10, size: '100' } as const;
 
@@ -124,40 +122,3 @@ describe('grid', () => {
     });
   });
 });
-
-/** Runs `work` with a kill file path in a fresh directory (the engine's kill switch looks for it every second of clock time). */
-async function withKillFile(work: (file: string) => Promise<void>): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'clobbot-halt-'));
-  try {
-    await work(join(dir, 'stop-now'));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-/** `definition` with what its context's tradingState$ emits recorded, and the clock time it first turned HALTED. */
-function haltedBy<D extends StrategyDefinition>(definition: D) {
-  const states: TradingState[] = [];
-  let haltedAt: number | undefined;
-  const watched: D = {
-    ...definition,
-    // Watched alongside the strategy's stream, and for as long: it completes when the strategy does.
-    create: (ctx) =>
-      defer(() => {
-        const watching = ctx.tradingState$.subscribe((state) => {
-          states.push(state);
-          if (state.state === 'HALTED') haltedAt ??= ctx.clock.now();
-        });
-        return definition.create(ctx).pipe(finalize(() => watching.unsubscribe()));
-      }),
-  };
-  return { definition: watched, states, at: () => haltedAt };
-}
-
-/** Whether an intent places an order. */
-function placesAnything(intent: Intent): boolean {
-  if (intent.type === 'ReplaceSlots') return intent.ops.some((op) => op.kind === 'place');
-  if (intent.type === 'PlaceAndCancel') return intent.orders.length > 0;
-  return false;
-}
-

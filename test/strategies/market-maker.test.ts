@@ -1,12 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { BehaviorSubject, defer, finalize, NEVER } from 'rxjs';
+import { writeFileSync } from 'node:fs';
+import { BehaviorSubject, NEVER } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { createLogger, MAKER_SLOTS, OrderBook, type Intent, type OrderBookView, type OwnMarketState, type OwnOrder, type ReplaceSlots, type StrategyContext, type StrategyDefinition, type TradingState } from 'clobbot';
+import { createLogger, MAKER_SLOTS, OrderBook, type Intent, type OrderBookView, type OwnMarketState, type OwnOrder, type ReplaceSlots, type StrategyContext, type TradingState } from 'clobbot';
 import { checkStrategy, createStrategyHarness, seededRandom, VirtualClock } from 'clobbot/testing';
 import marketMaker, { marketMakerParams, type MarketMakerParams } from '../../strategies/market-maker.ts';
 import { book, monUsdc, wethUsdc } from './fixtures.ts';
+import { haltedBy, placesAnything, withKillFile } from './halt-support.ts';
 
 /** config/market-maker.yaml's params. */
 const params = {
@@ -269,40 +268,3 @@ describe('market-maker', () => {
     });
   });
 });
-
-/** Runs `work` with a kill file path in a fresh directory (the engine's kill switch looks for it every second of clock time). */
-async function withKillFile(work: (file: string) => Promise<void>): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'clobbot-halt-'));
-  try {
-    await work(join(dir, 'stop-now'));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-/** `definition` with what its context's tradingState$ emits recorded, and the clock time it first turned HALTED. */
-function haltedBy<D extends StrategyDefinition>(definition: D) {
-  const states: TradingState[] = [];
-  let haltedAt: number | undefined;
-  const watched: D = {
-    ...definition,
-    // Watched alongside the strategy's stream, and for as long: it completes when the strategy does.
-    create: (ctx) =>
-      defer(() => {
-        const watching = ctx.tradingState$.subscribe((state) => {
-          states.push(state);
-          if (state.state === 'HALTED') haltedAt ??= ctx.clock.now();
-        });
-        return definition.create(ctx).pipe(finalize(() => watching.unsubscribe()));
-      }),
-  };
-  return { definition: watched, states, at: () => haltedAt };
-}
-
-/** Whether an intent places an order. */
-function placesAnything(intent: Intent): boolean {
-  if (intent.type === 'ReplaceSlots') return intent.ops.some((op) => op.kind === 'place');
-  if (intent.type === 'PlaceAndCancel') return intent.orders.length > 0;
-  return false;
-}
-

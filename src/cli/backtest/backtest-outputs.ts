@@ -19,7 +19,7 @@ import type { BacktestMetrics } from '../../backtest/backtest-metrics.ts';
 import type { BacktestSamples } from '../../backtest/backtest-sampler.ts';
 import type { ReplayStats } from '../../backtest/replay-venue.ts';
 import { renderBacktestReport } from '../../backtest/report-html.ts';
-import { describeStop } from '../run/run-report.ts';
+import { describeStop } from '../../runtime/stop-reason.ts';
 
 /** An own order's life, for orders.csv. */
 export interface OrderRow {

@@ -36,7 +36,7 @@ import { runOnVirtualClock } from '../../runtime/virtual-driver.ts';
 import type { CliIo } from '../cli-io.ts';
 import { ExitCode } from '../command.ts';
 import { DEFAULT_SIM_CONFIG } from '../run/connect-sim-venue.ts';
-import { formatSeconds } from '../run/run-report.ts';
+import { formatSeconds } from '../../runtime/stop-reason.ts';
 
 export interface RecordOptions {
   /** A run file: its network, venue, sim config and (testnet, mainnet) its markets given whole. */

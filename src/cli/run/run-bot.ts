@@ -56,7 +56,8 @@ import { connectSimVenue, DEFAULT_SIM_CONFIG } from './connect-sim-venue.ts';
 import { runFileIssues } from './run-file-issues.ts';
 import { runMetricFamilies } from './run-metrics.ts';
 import { startMetricsServer } from './metrics-server.ts';
-import { describeStop, formatRunSummary, formatSeconds, formatStatusLine } from './run-report.ts';
+import { describeStop, formatSeconds } from '../../runtime/stop-reason.ts';
+import { formatRunSummary, formatStatusLine } from './run-report.ts';
 import { runSummaryJson } from './run-summary-json.ts';
 import { refuseEarlierJournal, virtualJournalFs, virtualRunProblem } from './virtual-run-rules.ts';
 

@@ -5,26 +5,7 @@
 import type { EngineStats } from '../../execution/execution-engine.ts';
 import type { MarketSummary } from '../../runtime/run-tracker.ts';
 import type { StrategyTally } from '../../runtime/strategy-host.ts';
-import type { StopReason } from '../../runtime/trading-runtime.ts';
-
-export function describeStop(reason: StopReason): string {
-  switch (reason.kind) {
-    case 'duration':
-      return `the duration (${formatSeconds(reason.ms)}) ended`;
-    case 'signal':
-      return reason.signal === undefined ? 'it was asked to stop' : `${reason.signal} received`;
-    case 'completed':
-      return 'every strategy completed';
-    case 'failed':
-      return `strategy ${reason.strategy} failed (${reason.code})`;
-    case 'killed':
-      return `the kill switch tripped (${reason.trigger})`;
-  }
-}
-
-export function formatSeconds(ms: number): string {
-  return `${(ms / 1000).toFixed(ms % 1000 === 0 ? 0 : 1)} s`;
-}
+import { describeStop, formatSeconds, type StopReason } from '../../runtime/stop-reason.ts';
 
 /** `+1.5`, `-2`, `0`: signed decimal strings with an explicit sign. */
 export function signed(value: string): string {

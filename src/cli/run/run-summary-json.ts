@@ -5,7 +5,7 @@
  * clock time, so two virtual runs of the same file, seed and code write the same bytes.
  */
 import type { RunSummaryInput } from './run-report.ts';
-import { describeStop } from './run-report.ts';
+import { describeStop } from '../../runtime/stop-reason.ts';
 
 /** The JSON summary's format version; bumped when a field changes meaning or goes. */
 export const RUN_SUMMARY_VERSION = 1;
