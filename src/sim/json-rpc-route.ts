@@ -1,7 +1,8 @@
 /**
  * The simulated venue's minimal JSON-RPC 2.0 endpoint (`POST /rpc`, ours): `eth_chainId`,
  * `eth_blockNumber` and `eth_getTransactionReceipt`, enough for viem's public client to reconcile
- * relay transactions by receipt. Batches are answered in order; notifications get no answer.
+ * relay transactions by receipt, and `eth_call` for the chain reads (balances, maker slots:
+ * `eth-call.ts`). Batches are answered in order; notifications get no answer.
  *
  * Gas figures of a receipt are synthetic constants (the sponsor pays; nobody reads them here), and
  * logs are empty: trading events are read from the user-data endpoints, not from logs.
@@ -10,6 +11,7 @@ import { numberToHex } from 'viem';
 import type { Hex } from '../protocol/encoding.ts';
 import type { SimVenue, TxReceipt } from '../venue/sim-venue.ts';
 import type { SimFailure, SimRequest, SimResponse, SimRoute } from './http-types.ts';
+import { ethCall } from './eth-call.ts';
 
 /** JSON-RPC 2.0 error codes (JSON-RPC 2.0 specification). */
 export const JsonRpcErrorCode = {
@@ -21,7 +23,7 @@ export const JsonRpcErrorCode = {
 } as const;
 
 /** The methods served. */
-export const JSON_RPC_METHODS = ['eth_chainId', 'eth_blockNumber', 'eth_getTransactionReceipt'] as const;
+export const JSON_RPC_METHODS = ['eth_chainId', 'eth_blockNumber', 'eth_getTransactionReceipt', 'eth_call'] as const;
 
 /** Most calls in one batch (ours). */
 export const MAX_JSON_RPC_BATCH = 1000;
@@ -119,6 +121,10 @@ function call(venue: SimVenue, chainId: number, request: unknown): JsonRpcAnswer
       }
       const receipt = venue.receipt(hash.toLowerCase() as Hex);
       return answer(receipt === undefined ? null : formatReceipt(receipt));
+    }
+    case 'eth_call': {
+      const result = ethCall(venue, params);
+      return result.ok ? answer(result.data) : error(id, result.code, result.message);
     }
     default:
       return error(id, JsonRpcErrorCode.METHOD_NOT_FOUND, `method not found: ${request.method.slice(0, 80)}`);

@@ -358,6 +358,9 @@ export function createSimVenue(parameters: CreateSimVenueParameters): SimVenueMo
       return orderHistory.activeOrders(market, owner, engine.activeOrders(accountId, market.address), limit);
     },
 
+    freeBalance: (accountId, token) => engine.balance(accountId, token.toLowerCase() as Address).available,
+    slotOrderId: (accountId, market, slot) => engine.slotOrderIds(accountId, market.toLowerCase() as Address)[slot] ?? null,
+
     token: (address) => catalog.token(address),
     quote: (request) => computeQuote(quoteBooks, request),
 

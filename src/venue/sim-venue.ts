@@ -110,6 +110,12 @@ export interface SimVenue {
   /** Active orders of an account on one market, at most `limit`. */
   activeOrders(accountId: bigint, market: MarketSpec, limit: number): ActiveOrder[];
 
+  // ---- chain reads (eth_call, src/protocol/chain-reads.ts) ----
+  /** The account's free balance of `token` (raw units, not what its open orders lock); 0 when unknown. */
+  freeBalance(accountId: bigint, token: Address): bigint;
+  /** The order id in one of the account's maker slots on `market`, or null when the slot is empty. */
+  slotOrderId(accountId: bigint, market: Address, slot: number): bigint | null;
+
   // ---- tokens and quotes ----
   /** Token metadata of one of the venue's tokens, or undefined. */
   token(address: Address): Token | undefined;
