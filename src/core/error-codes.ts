@@ -67,6 +67,7 @@ export const errorCodes = {
   RISK_ORDER_RATE: 'More orders than risk.maxOrdersPerSecond in the sliding window.',
   PORTFOLIO_UNKNOWN_MARKET: 'The portfolio was asked about a market it does not track.',
   PORTFOLIO_REQUEST_CONFLICT: 'A request id was marked pending twice, or with an intent for an untracked market.',
+  PORTFOLIO_LEDGER_LATE: 'A ledger carried over from the journal was given to a market that has fills already.',
   // strategies
   STRATEGY_DEFINITION_INVALID: 'defineStrategy was given something other than a name, a zod params schema and a create function.',
   STRATEGY_MODULE_NOT_FOUND: 'A strategy module named in a run file does not exist (no such file, or no such package).',

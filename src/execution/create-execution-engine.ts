@@ -47,6 +47,7 @@ import { createPortfolio, DEFAULT_SETTLE_MS, type Portfolio, type RequestStatus 
 import { reconcilePass, TxEvidence, type NonceFence, type ReconcileSubject, type Verdict } from './reconciler.ts';
 import type { LateResponse, SubmitAnswer, TransportConnectionEvent, TransportOutcome, TransportRoute } from './relay-transport.ts';
 import { createRiskCheck, riskLimits, type RiskCheck } from './risk.ts';
+import { AccountTruth, DEFAULT_ACCOUNT_READ_MS } from './account-truth.ts';
 
 /** Default seconds a signed intent stays valid. */
 export const DEFAULT_DEADLINE_SEC = 60;
@@ -68,6 +69,7 @@ export const DEFAULT_ENGINE_TUNING: Omit<EngineTuning, 'stopTimeoutMs'> = Object
   outcomeWaitMs: 5_000,
   outcomeGiveUpMs: 60_000,
   settleMs: DEFAULT_SETTLE_MS,
+  accountReadMs: DEFAULT_ACCOUNT_READ_MS,
 });
 
 /** A NOT_SENT request is sent again (same body) at most this many times. */
@@ -249,6 +251,10 @@ class Engine implements ExecutionEngine {
   #polling: Promise<void> | undefined;
   #pollAgain = false;
   #eventsCursorMs = 0;
+  /** When the last poll that read the order events began (every event older than its lag was seen). */
+  #lastPollOkAt = 0;
+  /** The account's ledger across runs and its balances on the chain. */
+  readonly #accountTruth: AccountTruth;
   /** Where the first order-events read started: no read goes back further (older events are not this run's). */
   #eventsFloorMs = 0;
   #nextActiveAt = 0;
@@ -304,6 +310,18 @@ class Engine implements ExecutionEngine {
       accountId: params.accountId,
       authNonce: params.authNonce,
     });
+    this.#accountTruth = new AccountTruth(
+      { clock, logger: this.#log },
+      {
+        accountId: params.accountId,
+        markets: params.markets,
+        portfolio: this.#portfolio,
+        ...(params.chain === undefined ? {} : { chain: params.chain }),
+        append: (record) => this.#journal?.append({ kind: 'ledger', ...record }),
+        horizon: () => Math.max(this.#eventsCursorMs, this.#lastPollOkAt - this.#tuning.eventLagMs),
+        periodMs: this.#tuning.accountReadMs,
+      },
+    );
     this.#stats = new BehaviorSubject(this.#snapshot());
     this.reports$ = this.#reports.asObservable();
     this.fills$ = this.#portfolio.fills$;
@@ -314,6 +332,10 @@ class Engine implements ExecutionEngine {
 
   state$(market: Address) {
     return this.#portfolio.state$(market);
+  }
+
+  balanceDisagreements() {
+    return this.#accountTruth.disagreements;
   }
 
   stats(): EngineStats {
@@ -484,7 +506,9 @@ class Engine implements ExecutionEngine {
     this.#confirmations.sort((a, b) => (a.nonce < b.nonce ? -1 : a.nonce > b.nonce ? 1 : 0));
     this.#flushConfirmations();
     const now = clock.now();
-    this.#eventsCursorMs = (oldest ?? now) - this.#tuning.eventsOverlapMs;
+    // From the ledger's horizon too: fills made while the bot was down are counted, once.
+    const ledgerFrom = this.#accountTruth.restore(journal.restored.ledger);
+    this.#eventsCursorMs = Math.min(oldest ?? now, ledgerFrom ?? now) - this.#tuning.eventsOverlapMs;
     this.#eventsFloorMs = this.#eventsCursorMs;
     this.#log.info(
       {
@@ -518,6 +542,7 @@ class Engine implements ExecutionEngine {
     if (this.#lifecycle !== 'starting') return;
     this.#lifecycle = 'running';
     await this.#poll();
+    await this.#accountTruth.start();
     this.#kick();
   }
 
@@ -1283,6 +1308,7 @@ class Engine implements ExecutionEngine {
       const lookbackFrom = startedAt - this.#tuning.eventsLookbackMs;
       const fromMs = everyMarket ? Math.max(this.#eventsFloorMs, Math.min(this.#eventsCursorMs, lookbackFrom)) : this.#eventsCursorMs;
       const read = await userData.orderEventsSince(fromMs);
+      this.#lastPollOkAt = startedAt;
       // Each read overlaps the last: only new events go on (the portfolio would recompute for nothing),
       // and only theirs are dated.
       let newest = Number.NEGATIVE_INFINITY;
@@ -1484,6 +1510,8 @@ class Engine implements ExecutionEngine {
     }
     this.#subscriptions.unsubscribe();
     if (this.#ownKillSwitch) this.killSwitch.stop();
+    await this.#accountTruth.reading;
+    this.#accountTruth.stop();
     const journal = this.#journal;
     this.#journal = undefined;
     if (journal !== undefined) {

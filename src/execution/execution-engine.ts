@@ -17,6 +17,8 @@ import type { Intent } from '../strategy/intents.ts';
 import type { IntentFate, OwnFill, OwnMarketState } from '../strategy/strategy-context.ts';
 import type { MarketSpec } from '../protocol/market-spec.ts';
 import type { ActiveOrder, OrderEvent } from '../protocol/user-data.ts';
+import type { ChainReader } from '../clients/chain-reader.ts';
+import type { BalanceDisagreement } from './account-truth.ts';
 import type { JournalFs } from './journal.ts';
 import type { KillSwitch } from './kill-switch.ts';
 import type { RelayTransport } from './relay-transport.ts';
@@ -75,6 +77,8 @@ export interface ExecutionEngineParameters {
   readonly maxFutureSkewMs?: number;
   /** The journal's file system (tests inject crashes). Default node:fs. */
   readonly journalFs?: JournalFs;
+  /** The chain reads of the account's balances (account-truth.ts); without them only the ledger carries over. */
+  readonly chain?: ChainReader;
 }
 
 /** Timings of the engine (defaults in `DEFAULT_ENGINE_TUNING`, create-execution-engine.ts). */
@@ -116,6 +120,8 @@ export interface EngineTuning {
   readonly outcomeGiveUpMs: number;
   /** The portfolio's `settleMs`: how long a confirmed placement's inferred slots stay open to late facts. Default 30 000. */
   readonly settleMs: number;
+  /** The account's balances are read from the chain, and its ledger checkpointed in the journal, every this many ms. Default 30 000. */
+  readonly accountReadMs: number;
   /** Default `timeoutMs` of stop(); default deadlineSec s + reconcileGraceMs + 5 s. */
   readonly stopTimeoutMs: number;
 }
@@ -170,6 +176,8 @@ export interface ExecutionEngine {
   readonly killSwitch: KillSwitch;
   /** Trips the kill switch: cancels every order and refuses placements from then on. */
   kill(reason: string): void;
+  /** Tokens whose balance on the chain, at start, was not what the journal's ledger and the fills since said. */
+  balanceDisagreements(): readonly BalanceDisagreement[];
   /**
    * Stops: refuses new intents, cancels every open order when `cancelAll` (default true), waits for
    * every signed request to reach a terminal state (or `timeoutMs`), compacts and closes the journal.

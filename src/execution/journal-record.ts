@@ -122,6 +122,38 @@ export const nonceFloorRecordSchema = z.strictObject({
   nonce: uintText(64),
 });
 
+/** A signed integer as canonical decimal text (no `-0`). */
+const intText = z.string().regex(/^(?:0|-?[1-9][0-9]{0,99})$/, 'expected a canonical signed decimal integer');
+/** A fill's key (`fillKey`: `txHash:orderId:filledSize:updatedSize`). */
+const fillKeyText = z.string().regex(/^0x[0-9a-f]{64}:[0-9]{1,20}:[0-9]{1,40}:[0-9]{1,40}$/, 'expected a fill key');
+
+/** One market of a ledger checkpoint (account-ledger.ts). */
+export const ledgerMarketSchema = z.strictObject({
+  market: lowercaseAddress,
+  /** Size units, signed. */
+  position: intText,
+  /** Raw quote units. */
+  costBasis: intText,
+  realizedPnl: intText,
+  fees: intText,
+  fills: z.number().int().nonnegative(),
+  throughMs: z.number().int().nonnegative(),
+  /** The counted fills at or after `throughMs`. */
+  recent: z.array(z.strictObject({ key: fillKeyText, timeMs: z.number().int().nonnegative() })).max(10_000),
+});
+
+/**
+ * The account's ledger per market as of a horizon (account-ledger.ts), and the token balances
+ * (raw units, free and locked) the chain showed at the last read: what a restart starts from. Only
+ * the newest survives compaction.
+ */
+export const ledgerRecordSchema = z.strictObject({
+  ...header,
+  kind: z.literal('ledger'),
+  markets: z.array(ledgerMarketSchema).max(1_000),
+  balances: z.array(z.strictObject({ token: lowercaseAddress, total: uintText(256) })).max(2_000),
+});
+
 export const journalRecordSchema = z.discriminatedUnion('kind', [
   signedRecordSchema,
   sentRecordSchema,
@@ -129,6 +161,7 @@ export const journalRecordSchema = z.discriminatedUnion('kind', [
   outcomeRecordSchema,
   resolvedRecordSchema,
   nonceFloorRecordSchema,
+  ledgerRecordSchema,
 ]);
 
 export type JournalRecord = z.output<typeof journalRecordSchema>;
@@ -139,6 +172,7 @@ export type ResponseRecord = z.output<typeof responseRecordSchema>;
 export type OutcomeRecord = z.output<typeof outcomeRecordSchema>;
 export type ResolvedRecord = z.output<typeof resolvedRecordSchema>;
 export type NonceFloorRecord = z.output<typeof nonceFloorRecordSchema>;
+export type LedgerRecord = z.output<typeof ledgerRecordSchema>;
 
 type Input<S extends z.ZodType> = Omit<z.input<S>, 'seq' | 'at'>;
 /** What a caller appends: a record without `seq` and `at`, which the journal assigns. */
@@ -148,7 +182,8 @@ export type JournalRecordInput =
   | Input<typeof responseRecordSchema>
   | Input<typeof outcomeRecordSchema>
   | Input<typeof resolvedRecordSchema>
-  | Input<typeof nonceFloorRecordSchema>;
+  | Input<typeof nonceFloorRecordSchema>
+  | Input<typeof ledgerRecordSchema>;
 
 /**
  * The journal's summary of an intent: type, lowercase market (or null), purpose.

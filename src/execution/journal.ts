@@ -38,6 +38,7 @@ import {
   type JournalRecord,
   type JournalRecordInput,
   type JournalTransport,
+  type LedgerRecord,
   type OutcomeRecord,
   type ResponseRecord,
   type SignedRecord,
@@ -107,6 +108,8 @@ export interface RestoredJournal {
   readonly truncatedBytes: number;
   /** True when a compaction temp file was left behind and deleted. */
   readonly removedTempFile: boolean;
+  /** The newest ledger checkpoint, if any. */
+  readonly ledger: LedgerRecord | undefined;
 }
 
 export interface JournalContext {
@@ -139,6 +142,7 @@ interface Entry {
 class JournalState {
   readonly entries = new Map<string, Entry>();
   nonceFloor = 0n;
+  ledger: LedgerRecord | undefined;
   lastSeq = 0;
   records = 0;
 
@@ -159,6 +163,9 @@ class JournalState {
       }
       case 'resolved':
         this.entries.delete(record.requestId);
+        return;
+      case 'ledger':
+        this.ledger = record;
         return;
       default: {
         // Records of a request that is resolved already (a late answer) change nothing.
@@ -322,6 +329,7 @@ export function openJournal(context: JournalContext, params: OpenJournalParamete
       records: state.records,
       truncatedBytes,
       removedTempFile,
+      ledger: state.ledger,
     };
     return new Journal({ fs, clock: context.clock, path, dir: params.dir, fd, state, restored, lock });
   } catch (error) {
@@ -426,19 +434,23 @@ export class Journal {
   }
 
   /**
-   * Rewrites the journal with only what a restart needs: every record of each unresolved request,
-   * then one `nonce-floor` record. Safe at every step: the new file is written and fsynced under a
+   * Rewrites the journal with only what a restart needs: every record of each unresolved request and
+   * the newest `ledger` record, then one `nonce-floor` record. Safe at every step: the new file is written and fsynced under a
    * temp name, renamed over the journal (atomic), then the directory is fsynced; a crash before the
    * rename leaves the old journal whole (the temp file is deleted on reopening), after it the new one.
    */
   compact(): CompactionResult {
     const oldFd = this.#writable();
     const before = this.#state.records;
-    const kept = [...this.#state.entries.values()].flatMap((entry) => entry.records).sort((a, b) => a.seq - b.seq);
+    const ledger = this.#state.ledger;
+    const kept = [...this.#state.entries.values()].flatMap((entry) => entry.records);
+    if (ledger !== undefined) kept.push(ledger);
+    kept.sort((a, b) => a.seq - b.seq);
     const records: JournalRecord[] = [...kept];
     if (this.#state.nonceFloor > 0n) {
       records.push(this.#check({ kind: 'nonce-floor', nonce: this.#state.nonceFloor.toString() }));
     }
+
     const temp = compactionTempPath(this.path);
     let renamed = false;
     try {

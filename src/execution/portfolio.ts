@@ -60,6 +60,7 @@ import type { Address, Hex } from '../protocol/encoding.ts';
 import type { ActiveOrder, OrderEvent } from '../protocol/user-data.ts';
 import type { Intent } from '../strategy/intents.ts';
 import { amountScale, baseRaw, feeRaw, quoteRaw, type AmountScale, type MarketSpec } from '../protocol/market-spec.ts';
+import { countedBy, EMPTY_LEDGER, extendLedger, type LedgerCheckpoint } from './account-ledger.ts';
 import { applyFill, FLAT_POSITION, unrealizedPnl, type CostPosition } from './average-cost.ts';
 import { blankRecord, minDefined, movesSlots, replaySlots, type CancelTarget, type NewOrder, type OrderRecord, type Placement, type SlotReplayContext } from './slot-replay.ts';
 
@@ -151,14 +152,20 @@ export interface MarketState {
   readonly pending: readonly PendingOrder[];
   /** Requests in flight that touch this market. */
   readonly pendingRequests: number;
-  /** Size units, signed (long > 0): the sum of signed fills. */
+  /**
+   * Size units, signed (long > 0): the account's position, the sum of its signed fills: those this
+   * run learned and those `carried` over from earlier runs (the journal's ledger).
+   */
   readonly position: bigint;
-  /** Raw quote units: the cost of the open position (negative for a short). */
+  /** Raw quote units: the cost of the open position (negative for a short), carried over included. */
   readonly costBasis: bigint;
-  /** Raw quote units, average cost, gross of fees. */
+  /** Raw quote units, average cost, gross of fees, carried over included. */
   readonly realizedPnl: bigint;
-  /** Raw quote units paid in fees. */
+  /** Raw quote units paid in fees, carried over included. */
   readonly fees: bigint;
+  /** What earlier runs left (the journal's ledger checkpoint; zeros for a new journal). */
+  readonly carried: CarriedLedger;
+  /** Fills learned in this run (those after the carried ledger); the volumes and flows below are theirs. */
   readonly fillCount: number;
   /** Size units bought and sold; raw quote paid and received (before fees). */
   readonly volume: { readonly bought: bigint; readonly sold: bigint; readonly quotePaid: bigint; readonly quoteReceived: bigint };
@@ -168,6 +175,23 @@ export interface MarketState {
   readonly locked: { readonly base: bigint; readonly quote: bigint };
   /** Account balances of the market's tokens, once a baseline was set. */
   readonly balances: { readonly base: TokenBalance | undefined; readonly quote: TokenBalance | undefined };
+}
+
+/** The ledger an earlier run left: position, cost basis, realized PnL and fees, and its fill count. */
+export interface CarriedLedger {
+  readonly position: bigint;
+  readonly costBasis: bigint;
+  readonly realizedPnl: bigint;
+  readonly fees: bigint;
+  readonly fills: number;
+}
+
+const NOTHING_CARRIED: CarriedLedger = Object.freeze({ position: 0n, costBasis: 0n, realizedPnl: 0n, fees: 0n, fills: 0 });
+
+function carriedOf(checkpoint: LedgerCheckpoint): CarriedLedger {
+  if (checkpoint === EMPTY_LEDGER) return NOTHING_CARRIED;
+  const { position, fees, fills } = checkpoint;
+  return { position: position.size, costBasis: position.basis, realizedPnl: position.realized, fees, fills };
 }
 
 export interface PnL {
@@ -255,8 +279,13 @@ interface MarketBook {
   /** Ids of orders that ended long ago and were dropped: their late events change nothing but fills. */
   readonly retired: Set<bigint>;
   readonly fills: Map<string, FillRecord>;
-  /** Fills in canonical order. */
+  /** Fills in canonical order (those the carried ledger counted are not here). */
   ordered: FillRecord[];
+  /** What earlier runs counted (the journal's ledger). */
+  carried: LedgerCheckpoint;
+  /** Keys of fills the carried ledger counted, seen in this run's events: they change orders, not the ledger. */
+  readonly counted: Set<string>;
+  /** The carried position plus the fills in `ordered`. */
   position: CostPosition;
   fees: bigint;
   bought: bigint;
@@ -303,6 +332,7 @@ function emptyState(spec: MarketSpec): MarketState {
     costBasis: 0n,
     realizedPnl: 0n,
     fees: 0n,
+    carried: NOTHING_CARRIED,
     fillCount: 0,
     volume: { bought: 0n, sold: 0n, quotePaid: 0n, quoteReceived: 0n },
     flows: { base: 0n, quote: 0n },
@@ -358,6 +388,8 @@ export class Portfolio {
         retired: new Set(),
         fills: new Map(),
         ordered: [],
+        carried: EMPTY_LEDGER,
+        counted: new Set(),
         position: FLAT_POSITION,
         fees: 0n,
         bought: 0n,
@@ -526,6 +558,33 @@ export class Portfolio {
     }
     book.dirty = true;
     this.#flush();
+  }
+
+  /**
+   * Starts `market`'s ledger from what earlier runs counted (the journal's ledger checkpoint): the
+   * position, basis, realized PnL and fees carry over, and fills the checkpoint counted, when their
+   * events come again, change their orders but not the ledger. Only before the market's first fill.
+   */
+  carry(market: Address, checkpoint: LedgerCheckpoint): void {
+    const book = this.#book(market);
+    if (book.ordered.length > 0 || book.counted.size > 0) {
+      throw new BaseError('PORTFOLIO_LEDGER_LATE', `the ledger of ${book.spec.symbol} can be carried over only before its first fill`, { details: { market } });
+    }
+    book.carried = checkpoint;
+    book.position = checkpoint.position;
+    book.fees = checkpoint.fees;
+    book.dirty = true;
+    this.#flush();
+  }
+
+  /** The ledger checkpoint of `market`: the carried ledger and this run's fills, horizon at `horizonMs` (block time). */
+  ledger(market: Address, horizonMs: number): LedgerCheckpoint {
+    const book = this.#book(market);
+    return extendLedger(
+      book.carried,
+      book.ordered.map(({ fill, fee }) => ({ key: fill.key, timeMs: fill.timeMs, side: fill.side, size: fill.size, quote: fill.quote, fee })),
+      horizonMs,
+    );
   }
 
   /**
@@ -825,7 +884,7 @@ export class Portfolio {
       case 'trade': {
         const data = event.eventData;
         const key = fillKey(tx, orderId, data.filledSize, data.updatedSize);
-        if (book.fills.has(key)) return { status: 'duplicate' };
+        if (book.fills.has(key) || book.counted.has(key)) return { status: 'duplicate' };
         // A late fill of a retired order still counts; the order itself stays retired. An order first
         // seen by its fill (its creation event still to come) is priced at the fill: a maker's own price.
         const seenAt = { side, price: (BigInt(data.fillPrice) * book.spec.pricePrecision) / FIXED18, size: BigInt(data.orderSize) };
@@ -853,6 +912,10 @@ export class Portfolio {
         record.filled += size;
         if (record.minUpdated === undefined || remaining < record.minUpdated) record.minUpdated = remaining;
         if (remaining === 0n && (record.zeroAt === undefined || at < record.zeroAt.at)) record.zeroAt = { at, tx };
+        if (countedBy(book.carried, at, key)) {
+          book.counted.add(key);
+          return { status: 'applied' };
+        }
         const fillRecord: FillRecord = { fill, liquidity: 'maker', fee: 0n };
         this.#setLiquidity(book, fillRecord, this.#liquidityOf(record, fillRecord));
         book.fills.set(key, fillRecord);
@@ -920,7 +983,7 @@ export class Portfolio {
         else hi = mid;
       }
       book.ordered.splice(lo, 0, record);
-      let position = FLAT_POSITION;
+      let position = book.carried.position;
       for (const each of book.ordered) position = applyFill(position, each.fill.side, each.fill.size, each.fill.quote);
       book.position = position;
     }
@@ -1268,6 +1331,7 @@ export class Portfolio {
       costBasis: position.basis,
       realizedPnl: position.realized,
       fees: book.fees,
+      carried: carriedOf(book.carried),
       fillCount: book.ordered.length,
       volume: { bought: book.bought, sold: book.sold, quotePaid: book.quotePaid, quoteReceived: book.quoteReceived },
       flows: { base: book.baseFlow, quote: book.quoteFlow },

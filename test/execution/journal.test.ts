@@ -299,6 +299,29 @@ describe('journal', () => {
     expect(hasCode(error, 'JOURNAL_RECORD_INVALID')).toBe(true);
   });
 
+  it('keeps the newest ledger checkpoint through compaction and restores it', () => {
+    const journal = openHere();
+    const { b, c } = scenario(journal);
+    const ledger = (position: string) => ({
+      kind: 'ledger' as const,
+      markets: [{ market: MARKET_A, position, costBasis: '-70', realizedPnl: '3', fees: '1', fills: 2, throughMs: T0, recent: [{ key: `${TX(9)}:5:10:0`, timeMs: T0 + 1 }] }],
+      balances: [{ token: MARKET_B, total: '1000' }],
+    });
+    journal.append(ledger('-10'));
+    const newest = journal.append(ledger('-12'));
+    journal.append({ kind: 'resolved', requestId: b, how: 'receipt', status: 'REVERTED' });
+    journal.append({ kind: 'resolved', requestId: c, how: 'never-sent', status: 'NOT_SENT' });
+    journal.compact();
+    const kinds = lines(journal).map((line) => (JSON.parse(line) as JournalRecord).kind);
+    expect(kinds).toEqual(['ledger', 'nonce-floor']);
+    const again = reopen(journal);
+    expect(again.restored.ledger).toEqual(newest);
+    // A ledger that breaks its schema (a non-canonical amount, a bad fill key) is refused, nothing written.
+    expect(hasCode(thrown(() => again.append({ ...ledger('-0') })), 'JOURNAL_RECORD_INVALID')).toBe(true);
+    expect(hasCode(thrown(() => again.append({ ...ledger('1'), markets: [{ ...ledger('1').markets[0]!, recent: [{ key: 'nope', timeMs: 1 }] }] })), 'JOURNAL_RECORD_INVALID')).toBe(true);
+    expect(lines(again)).toHaveLength(2);
+  });
+
   it('never holds a key or a JWT: signed bodies only, credentials refused', async () => {
     const key = `0x${'5e'.repeat(32)}` as const;
     const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJ3YWxsZXQiOiIweDEyMyJ9.c2lnbmF0dXJlLXNpZ25hdHVyZQ';

@@ -1,0 +1,115 @@
+/**
+ * Account truth across runs, through the real engine on the in-process venue (virtual time): the
+ * journal's ledger carries the account's position from one run to the next, fills made while the
+ * bot was down are counted once, risk limits apply to the account's position, and the balances
+ * come from the chain (eth_call), with a disagreement (a deposit while the bot was down) reported
+ * with its amounts.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { seededRandom } from '../../src/core/random.ts';
+import type { Address } from '../../src/protocol/encoding.ts';
+import type { OrderIntent } from '../../src/protocol/intent-types.ts';
+import { createChainReader } from '../../src/clients/chain-reader.ts';
+import { readJournalRecords } from '../../src/execution/journal-history.ts';
+import { journalPath } from '../../src/execution/journal.ts';
+import { lower } from '../sim/relay-harness.ts';
+import { currentState, engineOn, OWNER, placeIntent, run, startEngineVenue, tearDownEngineWorld, tempJournalDir, until, WALLET, type EngineSetup, type EngineVenue } from './engine-support.ts';
+
+let v: EngineVenue | undefined;
+let setup: EngineSetup | undefined;
+let tmp: ReturnType<typeof tempJournalDir> | undefined;
+
+afterEach(() => {
+  tearDownEngineWorld({ setup, v, tmp });
+  v = undefined;
+  setup = undefined;
+  tmp = undefined;
+});
+
+const OTHER: Address = '0x0000000000000000000000000000000000c0ffee';
+
+/** Another account of the venue rests a sell (or takes with an IOC) on the market. */
+function otherTrades(world: EngineVenue, order: OrderIntent): void {
+  const market = world.market;
+  world.model.fund(OTHER, market.baseToken.address, 10n ** 24n);
+  const id = world.model.fund(OTHER, market.quoteToken.address, 10n ** 12n);
+  world.model.enqueueSystemTx(id, market.address, { kind: 'batch', orders: [order], cancelSlotIdxs: [], expectedOrderIds: [] });
+}
+
+const order = (side: 'BUY' | 'SELL', price: bigint, quantity: bigint, tif: 'GTC' | 'IOC'): OrderIntent => ({
+  side,
+  quantity,
+  price,
+  tif,
+  executionInstruction: 'NONE',
+  minSizeAfterBlock: 0n,
+});
+
+/** An engine with the chain reads over the in-process venue's JSON-RPC route. */
+function engineWithChain(world: EngineVenue, dir: string, maxPosition = '100000000') {
+  const accountCore = world.model.info().contracts.accountCore;
+  const chain = createChainReader({ transport: world.venue.transport, clock: world.clock, random: seededRandom(5) }, { rpcUrl: world.network.hosts.rpcUrl!, accountCore });
+  return engineOn(world, dir, { overrides: { chain, risk: { maxPosition, maxOrderSize: '1000000', maxNotional: '100000000', priceBandBps: 9_000, maxOrdersPerSecond: 10_000, maxOpenOrders: 100_000 } }, tuning: { accountReadMs: 2_000 } });
+}
+
+describe('account truth across runs', () => {
+  it('carries the position through the journal, counts fills made while down once, and limits the account', async () => {
+    const world = (v = await startEngineVenue({ blockMs: 50 }));
+    tmp = tempJournalDir();
+    const market = world.market.address;
+    const size = (human: bigint) => human * world.market.sizePrecision;
+
+    // Run 1: buys 3 MON from another account's resting sell, leaves a bid resting, stops without cancelling.
+    const first = (setup = engineWithChain(world, tmp.dir));
+    await run(world, async () => {
+      otherTrades(world, order('SELL', 360_000n, size(3n), 'GTC'));
+      await first.engine.start();
+      const taken = await first.engine.submit(placeIntent(market, [{ side: 'BUY', price: 360_000n, size: size(3n), tif: 'IOC', executionInstruction: 'NONE', minSizeAfterBlock: 0n }]));
+      expect(taken.status).toBe('CONFIRMED');
+      const rested = await first.engine.submit(placeIntent(market, [{ side: 'BUY', price: 340_000n, size: size(2n), tif: 'GTC', executionInstruction: 'NONE', minSizeAfterBlock: 0n }]));
+      expect(rested.status).toBe('CONFIRMED');
+      await until(world, () => currentState(first, market).position === size(3n) && currentState(first, market).orders.length === 1, 10_000, 'the fill and the resting bid');
+      await first.engine.stop({ cancelAll: false });
+    });
+    const ledgers = readJournalRecords(journalPath({ dir: tmp.dir, network: 'sim', wallet: lower(WALLET) })).filter((record) => record.kind === 'ledger');
+    expect(ledgers.at(-1)).toMatchObject({ markets: expect.arrayContaining([expect.objectContaining({ market, position: size(3n).toString(), fills: 1 })]) });
+
+    // While the bot is down: another account sells 2 MON into the resting bid.
+    await run(world, async () => {
+      otherTrades(world, order('SELL', 340_000n, size(2n), 'IOC'));
+      await new Promise<void>((resolve) => world.clock.scheduler.schedule(() => resolve(), 500));
+    });
+    expect(world.model.openOrders(world.accountId, market)).toHaveLength(0);
+
+    // Run 2: the account's position is 5 MON: 3 carried over, 2 found (counted once), and the
+    // chain's balances agree with the ledger and those fills.
+    const second = (setup = engineWithChain(world, tmp.dir, '6'));
+    await run(world, async () => {
+      await second.engine.start();
+      const state = currentState(second, market);
+      expect(state.position).toBe(size(5n));
+      expect(state.carried).toMatchObject({ position: size(3n), fills: 1 });
+      expect(state.fillCount).toBe(1);
+      expect(second.engine.balanceDisagreements()).toEqual([]);
+      const base = state.balances.base!;
+      expect(base.total).toBe(world.model.balance(world.accountId, world.market.baseToken.address).available);
+      // maxPosition 6 MON: the account holds 5, so a 2 MON bid would take it to 7.
+      const refused = await second.engine.submit(placeIntent(market, [{ side: 'BUY', price: 300_000n, size: size(2n), tif: 'GTC', executionInstruction: 'NONE', minSizeAfterBlock: 0n }]));
+      expect(refused).toMatchObject({ status: 'REFUSED', code: 'RISK_MAX_POSITION' });
+      await second.engine.stop();
+    });
+
+    // A deposit while down: the next run says the chain and the journal disagree, by how much.
+    world.model.fund(lower(OWNER), world.market.baseToken.address, 7n);
+    const third = (setup = engineWithChain(world, tmp.dir));
+    await run(world, async () => {
+      await third.engine.start();
+      expect(currentState(third, market).position).toBe(size(5n));
+      expect(currentState(third, market).fillCount).toBe(0);
+      expect(third.engine.balanceDisagreements()).toEqual([expect.objectContaining({ token: world.market.baseToken.address, symbol: 'MON' })]);
+      const [disagreement] = third.engine.balanceDisagreements();
+      expect(disagreement!.chain - disagreement!.expected).toBe(7n);
+      await third.engine.stop();
+    });
+  });
+});
