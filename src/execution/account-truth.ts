@@ -112,9 +112,10 @@ export class AccountTruth {
     return earliest;
   }
 
-  /** The first chain read (compared with the checkpoint), then the period. */
+  /** The first chain read (compared with the checkpoint) with the slot views, then the period. */
   async start(): Promise<void> {
     await this.#read(true);
+    await this.#readSlots();
     this.#checkpoint();
     this.#schedule();
   }
@@ -175,6 +176,21 @@ export class AccountTruth {
         { token: each.token, chain: each.chain.toString(), expected: each.expected.toString(), difference: (each.chain - each.expected).toString() },
         `the account's ${each.symbol} balance on the chain (${each.chain} raw units) is not what the journal's last checkpoint and the fills since say (${each.expected}): a deposit, a withdrawal or another bot trading this account`,
       );
+    }
+  }
+
+  /** The chain's slot view of each market, for the orders whose slot the portfolio does not know. */
+  async #readSlots(): Promise<void> {
+    const { chain, accountId, portfolio, markets } = this.#params;
+    if (chain === undefined) return;
+    for (const spec of markets) {
+      try {
+        const { adopted, differing } = portfolio.adoptSlotView(spec.address, await chain.slotOrderIds(accountId, spec.address));
+        if (adopted > 0) this.#context.logger.info({ market: spec.address, adopted }, `${adopted} open order(s) of ${spec.symbol} placed by no request of this run: their slots come from the chain`);
+        if (differing > 0) this.#context.logger.warn({ market: spec.address, differing }, `${differing} slot(s) of ${spec.symbol} hold other orders on the chain than the replay of this run's placements says`);
+      } catch (error) {
+        this.#context.logger.warn({ err: error, market: spec.address }, 'the maker slots could not be read from the chain');
+      }
     }
   }
 

@@ -561,6 +561,38 @@ export class Portfolio {
   }
 
   /**
+   * Takes the chain's slot view (`getOrderId` of every slot: the order id, null when empty) for
+   * the orders whose slot nothing else tells: an order no placement of this process made (its history
+   * compacted away, or another process's) gets its slot, so a CancelAll can address it. Slots that
+   * the replay of this process's placements infers are left to it; those that differ from the view
+   * are counted (`differing`), as the view is older or newer than the replay by a block or two.
+   */
+  adoptSlotView(market: Address, orderIds: readonly (bigint | null)[]): { readonly adopted: number; readonly differing: number } {
+    const book = this.#book(market);
+    const derived = this.state(market).slots;
+    let adopted = 0;
+    let differing = 0;
+    orderIds.forEach((orderId, slot) => {
+      if (orderId === null || slot >= MAKER_SLOTS) return;
+      const record = book.byId.get(orderId);
+      if (record === undefined || !book.open.has(record)) return;
+      const replayed = record.placement !== undefined && record.placement.unsettledIn.has(book.spec.address);
+      if (record.knownSlot === undefined && !replayed) {
+        record.knownSlot = slot;
+        book.slotted.add(record);
+        adopted++;
+      } else if (derived[slot]?.orderId !== orderId) {
+        differing++;
+      }
+    });
+    if (adopted > 0) {
+      book.dirty = true;
+      this.#flush();
+    }
+    return { adopted, differing };
+  }
+
+  /**
    * Starts `market`'s ledger from what earlier runs counted (the journal's ledger checkpoint): the
    * position, basis, realized PnL and fees carry over, and fills the checkpoint counted, when their
    * events come again, change their orders but not the ledger. Only before the market's first fill.

@@ -112,4 +112,36 @@ describe('account truth across runs', () => {
       await third.engine.stop();
     });
   });
+
+  it('takes the slots of orders no request of this process placed from the chain, so stop can cancel them', async () => {
+    const world = (v = await startEngineVenue({ blockMs: 50 }));
+    tmp = tempJournalDir();
+    const market = world.market.address;
+    // Without the chain reads the slots of such orders are unknown and stop cannot cancel them.
+    world.model.enqueueSystemTx(world.accountId, market, { kind: 'batch', orders: [order('BUY', 299_000n, 100n, 'GTC')], cancelSlotIdxs: [], expectedOrderIds: [] });
+    const blind = (setup = engineOn(world, tmp.dir));
+    await run(world, async () => {
+      await blind.engine.start();
+      expect(currentState(blind, market).orders).toHaveLength(1);
+      expect(currentState(blind, market).slots.every((slot) => slot === null)).toBe(true);
+      await blind.engine.stop({ timeoutMs: 2_000 });
+    });
+    expect(world.model.openOrders(world.accountId, market)).toHaveLength(1);
+
+    // Two more orders of the account placed outside this engine (another process, or a compacted history).
+    world.model.enqueueSystemTx(world.accountId, market, { kind: 'batch', orders: [order('BUY', 300_000n, 100n, 'GTC'), order('BUY', 301_000n, 100n, 'GTC')], cancelSlotIdxs: [], expectedOrderIds: [] });
+    const outside = (setup = engineWithChain(world, tmp.dir));
+    // The same journal: the blind run's ledger and history are this run's start.
+    await run(world, async () => {
+      await new Promise<void>((resolve) => world.clock.scheduler.schedule(() => resolve(), 200));
+      const onVenue = world.model.openOrders(world.accountId, market).map((each) => each.id);
+      expect(onVenue).toHaveLength(3);
+      await outside.engine.start();
+      const slots = currentState(outside, market).slots.map((slot) => slot?.orderId ?? null);
+      expect(slots.slice(0, 3)).toEqual([0, 1, 2].map((slot) => world.model.slotOrderId(world.accountId, market, slot)));
+      expect(new Set(slots.slice(0, 3))).toEqual(new Set(onVenue));
+      await outside.engine.stop();
+    });
+    expect(world.model.openOrders(world.accountId, market)).toHaveLength(0);
+  });
 });
