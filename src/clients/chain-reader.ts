@@ -8,7 +8,7 @@ import type { PublicClient } from 'viem';
 import type { Address } from '../protocol/encoding.ts';
 import { MAKER_SLOTS } from '../protocol/constants.ts';
 import { accountCoreReadAbi, EMPTY_SLOT_ORDER_ID, orderBookReadAbi } from '../protocol/chain-reads.ts';
-import { createRpcPublicClient } from '../execution/relay-receipts.ts';
+import { createRpcPublicClient } from './rpc-public-client.ts';
 import type { ClientContext } from './send-request.ts';
 
 /** Reads of the slot view before one that a block interrupted is returned as it is. */

@@ -7,14 +7,14 @@
  * The JSON-RPC calls go through the clients' HTTP transport seam (a viem `custom` transport), so
  * their timeouts run on the clock and tests see every request.
  */
-import { createPublicClient, custom, RpcRequestError, TransactionReceiptNotFoundError, type PublicClient, type TransactionReceipt } from 'viem';
+import { TransactionReceiptNotFoundError, type PublicClient, type TransactionReceipt } from 'viem';
 import { Subject, type Observable, type Subscription } from 'rxjs';
 import type { Logger } from '../core/logger.ts';
 import type { OutcomeStatus } from '../protocol/constants.ts';
 import type { Hex } from '../protocol/encoding.ts';
 import { isClientError } from '../clients/client-error.ts';
-import { DEFAULT_RETRY_POLICY } from '../clients/retry-policy.ts';
-import { sendRequest, type ClientContext } from '../clients/send-request.ts';
+import type { ClientContext } from '../clients/send-request.ts';
+import { createRpcPublicClient } from '../clients/rpc-public-client.ts';
 
 /** Status of an outcome on any transport: the relay's three, or UNRESOLVED when no receipt came by the deadline. */
 export type TransportOutcomeStatus = OutcomeStatus | 'UNRESOLVED';
@@ -57,40 +57,6 @@ export interface ReceiptWatcher {
   watching(): number;
   /** Stops polling. Idempotent. */
   stop(): void;
-}
-
-/**
- * A viem public client over `rpcUrl` whose calls go through the clients' transport seam (clock
- * timeouts, retries of these idempotent reads after no answer, a 5xx or a 429).
- *
- * @example const client = createRpcPublicClient(context, { rpcUrl: network.hosts.rpcUrl! });
- */
-export function createRpcPublicClient(context: ClientContext, params: { readonly rpcUrl: string; readonly timeoutMs?: number }): PublicClient {
-  let nextId = 1;
-  const { rpcUrl } = params;
-  const transport = custom(
-    {
-      async request({ method, params: rpcParams }: { method: string; params?: unknown }) {
-        const body = { jsonrpc: '2.0', id: nextId++, method, params: rpcParams ?? [] };
-        const response = await sendRequest(context, {
-          request: { method: 'POST', url: rpcUrl, headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(body) },
-          idempotent: true,
-          timeoutMs: params.timeoutMs ?? 5_000,
-          retry: DEFAULT_RETRY_POLICY,
-        });
-        let json: { result?: unknown; error?: { code: number; message: string; data?: unknown } };
-        try {
-          json = JSON.parse(response.text) as typeof json;
-        } catch {
-          throw new RpcRequestError({ body, error: { code: -32700, message: `HTTP ${response.status}: the answer is not JSON` }, url: rpcUrl, status: response.status });
-        }
-        if (json.error !== undefined) throw new RpcRequestError({ body, error: json.error, url: rpcUrl, status: response.status });
-        return json.result ?? null;
-      },
-    },
-    { retryCount: 0 },
-  );
-  return createPublicClient({ transport }) as PublicClient;
 }
 
 function outcomeOf(receipt: Pick<TransactionReceipt, 'status' | 'blockNumber'>): Pick<TransportOutcome, 'status' | 'blockNumber' | 'reason'> {

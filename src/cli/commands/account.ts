@@ -34,7 +34,7 @@ import { createActiveOrdersClient } from '../../clients/active-orders-client.ts'
 import { isClientError } from '../../clients/client-error.ts';
 import { createFetchTransport } from '../../clients/http-transport.ts';
 import type { ClientContext } from '../../clients/send-request.ts';
-import { createRpcPublicClient } from '../../execution/relay-receipts.ts';
+import { createRpcPublicClient } from '../../clients/rpc-public-client.ts';
 import { createRelaySession } from '../../execution/relay-session.ts';
 import { probeSignerGrant, type SignerProbe } from '../../execution/relay-signer-probe.ts';
 import { createRestRelayTransport, type RestRelayTransport } from '../../execution/relay-transport.ts';

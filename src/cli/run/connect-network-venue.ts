@@ -25,7 +25,7 @@ import type { ExchangeInfo } from '../../protocol/market-data.ts';
 import { createMarketSpec, type MarketSpec } from '../../protocol/market-spec.ts';
 import { createMarketDataClient } from '../../clients/market-data-client.ts';
 import type { ClientContext } from '../../clients/send-request.ts';
-import { createRpcPublicClient } from '../../execution/relay-receipts.ts';
+import { createRpcPublicClient } from '../../clients/rpc-public-client.ts';
 import { createRelaySession } from '../../execution/relay-session.ts';
 import { createRestRelayTransport } from '../../execution/relay-transport.ts';
 import type { WalletSigner } from '../../execution/signer-source.ts';
