@@ -117,6 +117,8 @@ interface Ticket {
   readonly parent: Aggregate | undefined;
   /** Signed requests made for it so far. */
   attempts: number;
+  /** The request id of its first signed attempt (later ones name it in the journal: `retryOf`). */
+  firstRequestId: string | undefined;
   /** When it started waiting for order ids, and the portfolio version it waited on. */
   parkedSince: number | undefined;
   parkedVersion: number;
@@ -387,7 +389,7 @@ class Engine implements ExecutionEngine {
 
   #ticket(intent: Intent, resolve: (fate: IntentFate) => void, parent: Aggregate | undefined): Ticket {
     this.#ticketSeq += 1;
-    return { seq: this.#ticketSeq, intent, riskReducing: isRiskReducing(intent), resolve, parent, attempts: 0, parkedSince: undefined, parkedVersion: 0, heldUntil: undefined, settled: false };
+    return { seq: this.#ticketSeq, intent, riskReducing: isRiskReducing(intent), resolve, parent, attempts: 0, firstRequestId: undefined, parkedSince: undefined, parkedVersion: 0, heldUntil: undefined, settled: false };
   }
 
   #refusalAtSubmit(intent: Intent): BaseError | undefined {
@@ -793,7 +795,9 @@ class Engine implements ExecutionEngine {
       return;
     }
     const body = encodeRelayRestRequest(request);
-    if (!this.#append({ kind: 'signed', requestId, nonce: nonce.toString(), method: request.method, intent: summarizeIntent(intent), body })) {
+    const retryOf = ticket.firstRequestId;
+    ticket.firstRequestId ??= requestId;
+    if (!this.#append({ kind: 'signed', requestId, nonce: nonce.toString(), method: request.method, intent: summarizeIntent(intent), body, ...(retryOf === undefined ? {} : { retryOf }) })) {
       this.#settle(ticket, refused(new BaseError('JOURNAL_UNAVAILABLE', 'the journal failed: the request was not sent')));
       return;
     }

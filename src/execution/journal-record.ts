@@ -69,6 +69,8 @@ export const signedRecordSchema = z.strictObject({
   /** null for requests that no strategy intent asked for (e.g. the account setup's signer grant). */
   intent: intentSummarySchema.nullable(),
   body: z.string().min(2),
+  /** A later attempt of the same intent (signed anew after the first could not be sent): the first attempt's request id. */
+  retryOf: uuidv7Schema.optional(),
   /** Always null: the sponsor's transaction hash is known only from the relay's answer. */
   txHash: z.null().default(null),
 });
@@ -265,6 +267,7 @@ const FAST_FIELDS: Record<string, Record<string, FastField>> = {
     method: need(oneOf(RELAY_METHODS)),
     intent: need(intentValid),
     body: need(text(2, Number.POSITIVE_INFINITY)),
+    retryOf: maybe(uuid),
     txHash: maybe((value) => value === null),
   },
   sent: { ...FAST_HEADER, kind: need(oneOf(['sent'])), requestId: need(uuid), transport: need(oneOf(JOURNAL_TRANSPORTS)) },

@@ -27,7 +27,7 @@ import { startBackgroundFlow, type BackgroundFlow } from './background-flow.ts';
 import { computeQuote, engineQuoteBooks } from './quote-engine.ts';
 import { RelayExecutor } from './relay-executor.ts';
 import { SignerRegistry } from './signer-registry.ts';
-import type { BlockInfo, SimVenueModel, SystemTxBody, TxOutcome, TxReceipt } from './sim-venue.ts';
+import type { BlockInfo, RelaySubmission, SimVenueModel, SystemTxBody, TxOutcome, TxReceipt } from './sim-venue.ts';
 import { createVenueCatalog } from './venue-catalog.ts';
 import type { VenueEvent } from './venue-events.ts';
 import { executeVenueTx, type QueuedTx, type VenueTx } from './venue-transaction.ts';
@@ -156,6 +156,7 @@ export function createSimVenue(parameters: CreateSimVenueParameters): SimVenueMo
   });
 
   const outcomes = new Subject<TxOutcome>();
+  const submissions = new Subject<RelaySubmission>();
   const systemOutcomes = new Subject<TxOutcome>();
   const blocks = new Subject<BlockInfo>();
   /** Markets whose book changed in the block being produced. */
@@ -364,7 +365,13 @@ export function createSimVenue(parameters: CreateSimVenueParameters): SimVenueMo
     token: (address) => catalog.token(address),
     quote: (request) => computeQuote(quoteBooks, request),
 
-    submit: (wallet, call, authorization7702) => relay.submit(wallet, call, authorization7702),
+    submit: async (wallet, call, authorization7702) => {
+      const result = await relay.submit(wallet, call, authorization7702);
+      const header = 'header' in call.payload ? call.payload.header : undefined;
+      submissions.next({ atMs: clock.now(), wallet: wallet.toLowerCase() as Address, method: call.method, nonce: header?.nonce, clientOrderId: header?.clientOrderId, result });
+      return result;
+    },
+    submissions$: submissions.asObservable(),
     outcomes$: outcomes.asObservable(),
     receipt: (txHash): TxReceipt | undefined => {
       const receipt = chain.receipt(txHash.toLowerCase() as Hex);

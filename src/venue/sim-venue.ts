@@ -149,6 +149,19 @@ export interface SimVenue {
   fund(owner: Address, token: Address, amount: bigint): bigint;
 }
 
+/** One relay submission as the venue saw it (`submissions$`). */
+export interface RelaySubmission {
+  /** Clock time of the answer, ms. */
+  readonly atMs: number;
+  /** Lowercase trading wallet. */
+  readonly wallet: Address;
+  readonly method: RelayCall['method'];
+  /** The intent's nonce and clientOrderId (undefined for the signer grant, which has neither). */
+  readonly nonce: bigint | undefined;
+  readonly clientOrderId: Hex | undefined;
+  readonly result: SubmitResult;
+}
+
 /** A transaction of a system account (background flow, backtests): no relay, no signature. */
 export type SystemTxBody =
   | {
@@ -187,6 +200,8 @@ export interface SimVenueModel extends SimVenue {
    * state the transactions before it in the block left (a backtest's fills of the bot's orders).
    */
   enqueueDecidedSystemTx(accountId: bigint, market: Address, decide: () => SystemTxBody): Hex;
+  /** Every relay submission with the venue's answer, in the order answered: the relay's own record. */
+  readonly submissions$: Observable<RelaySubmission>;
   /** Outcomes of system transactions (relay ones go to `outcomes$`), once, in block order. */
   readonly systemOutcomes$: Observable<TxOutcome>;
   /** Every produced block, after it executed. */

@@ -49,7 +49,9 @@ export interface JournalAudit {
 
 /**
  * Every line the journal file ever received: each signed request resolved exactly once, nonces
- * strictly increasing (none used twice), and the reopened journal holds nothing unresolved.
+ * strictly increasing (none used twice), a later attempt of an intent naming an earlier signed
+ * request (`retryOf`) and at most one attempt of an intent CONFIRMED, and the reopened journal
+ * holds nothing unresolved.
  */
 export function auditJournal(lines: readonly string[], dir: string, wallet: Address = lower(WALLET)): JournalAudit & { readonly problems: readonly string[] } {
   const problems: string[] = [];
@@ -57,15 +59,25 @@ export function auditJournal(lines: readonly string[], dir: string, wallet: Addr
   const nonces: bigint[] = [];
   const signed = new Set<string>();
   const resolved = new Map<string, number>();
+  /** Request id -> the first attempt of its intent. */
+  const intentOf = new Map<string, string>();
+  const confirmedIntents = new Set<string>();
   for (const record of records) {
     if (record.kind === 'signed') {
       const nonce = BigInt(record.nonce);
       if (nonces.length > 0 && nonce <= nonces.at(-1)!) problems.push(`nonce ${nonce} after ${nonces.at(-1)}`);
       nonces.push(nonce);
       if (signed.has(record.requestId)) problems.push(`request ${record.requestId} signed twice`);
+      if (record.retryOf !== undefined && !signed.has(record.retryOf)) problems.push(`request ${record.requestId} retries ${record.retryOf}, never signed before it`);
       signed.add(record.requestId);
+      intentOf.set(record.requestId, record.retryOf ?? record.requestId);
     } else if (record.kind === 'resolved') {
       resolved.set(record.requestId, (resolved.get(record.requestId) ?? 0) + 1);
+      if (record.status === 'CONFIRMED') {
+        const intent = intentOf.get(record.requestId) ?? record.requestId;
+        if (confirmedIntents.has(intent)) problems.push(`intent ${intent} confirmed twice (request ${record.requestId}): a duplicate placement`);
+        confirmedIntents.add(intent);
+      }
     }
   }
   for (const id of signed) if (resolved.get(id) !== 1) problems.push(`request ${id} resolved ${resolved.get(id) ?? 0} times`);

@@ -16,6 +16,7 @@ const MARKET = `0x${'e7'.repeat(20)}`;
 
 const VALID: readonly Record<string, unknown>[] = [
   { seq: 1, at: 0, kind: 'signed', requestId: REQUEST_ID, nonce: '1767229201303', method: 'wallet.execute_batch', intent: { type: 'PlaceAndCancel', market: MARKET, purpose: 'quotes' }, body: '{"id":1}' },
+  { seq: 3, at: 0, kind: 'signed', requestId: REQUEST_ID, nonce: '17', method: 'wallet.execute_batch', intent: { type: 'PlaceAndCancel', market: MARKET, purpose: 'quotes' }, body: '{"id":2}', retryOf: REQUEST_ID },
   { seq: 9, at: 7, kind: 'signed', requestId: REQUEST_ID, nonce: '2', method: 'wallet.execute_replace_by_slot_packed', intent: { type: 'ReplaceSlots', market: MARKET, purpose: '' }, body: '[]' },
   { seq: 2, at: 5, kind: 'signed', requestId: REQUEST_ID, nonce: '18446744073709551615', method: 'wallet.cancel_trigger', intent: null, body: '{}', txHash: null },
   { seq: 3, at: 5, kind: 'sent', requestId: REQUEST_ID, transport: 'ws' },
@@ -26,7 +27,7 @@ const VALID: readonly Record<string, unknown>[] = [
   { seq: 8, at: 5, kind: 'nonce-floor', nonce: '0' },
 ];
 
-const KEYS = ['seq', 'at', 'kind', 'requestId', 'nonce', 'method', 'intent', 'body', 'txHash', 'transport', 'status', 'code', 'retryable', 'retryAfterMs', 'blockNumber', 'reason', 'how', 'type', 'market', 'purpose', 'extra'];
+const KEYS = ['seq', 'at', 'kind', 'requestId', 'nonce', 'method', 'intent', 'body', 'retryOf', 'txHash', 'transport', 'status', 'code', 'retryable', 'retryAfterMs', 'blockNumber', 'reason', 'how', 'type', 'market', 'purpose', 'extra'];
 
 const awkward = fc.oneof(
   { weight: 12, arbitrary: fc.constantFrom<unknown>(
@@ -52,6 +53,7 @@ const EDGES: Record<string, readonly unknown[]> = {
   seq: [0, 1, -1, 1.5, 2 ** 53 - 1, 2 ** 53, '1'],
   at: [0, -1, 0.5, 2 ** 53, '0'],
   requestId: [REQUEST_ID, REQUEST_ID.toUpperCase(), '01a20495-16f1-4326-bcbd-f8bef37ae634', `${REQUEST_ID} `, ''],
+  retryOf: [REQUEST_ID, REQUEST_ID.toUpperCase(), '01a20495-16f1-4326-bcbd-f8bef37ae634', undefined],
   nonce: UINTS,
   blockNumber: UINTS,
   method: ['wallet.execute_batch', 'account_core.authorize_account_signer_by_sig', 'wallet.nope', ''],
