@@ -405,9 +405,11 @@ export function createRelayWsClient(context: RelayWsClientContext, params: Relay
     if (!running || stopped || current !== undefined) return;
     attempt += 1;
     state$.next({ status: 'connecting', attempt });
-    let jwt: BoundJwt;
+    let authorization: string;
     try {
-      jwt = await session.token();
+      // Revealed here, inside the try: a JWT of another network (JWT_NETWORK_MISMATCH) is a failed
+      // connection attempt, reported, never an unhandled rejection, and never sent.
+      authorization = `Bearer ${(await session.token()).reveal(session.network)}`;
     } catch (error) {
       if (!running || stopped) return;
       failures += 1;
@@ -420,7 +422,7 @@ export function createRelayWsClient(context: RelayWsClientContext, params: Relay
     }
     if (!running || stopped || current !== undefined) return;
     const ws = createSocket(url, {
-      headers: { authorization: `Bearer ${jwt.reveal(session.network)}` },
+      headers: { authorization },
       perMessageDeflate: false,
       followRedirects: false,
     });

@@ -40,8 +40,8 @@ export function isPublicHashKey(key: string): boolean {
   return /hash$/i.test(key) || key === 'clientOrderId' || key === 'triggerId';
 }
 
-/** 0x + exactly 64 hex digits, not part of a longer hex run: the shape of a secp256k1 private key. */
-const PRIVATE_KEY_PATTERN = /(?<![0-9a-zA-Z])0x[0-9a-fA-F]{64}(?![0-9a-fA-F])/g;
+/** 0x (or 0X) + exactly 64 hex digits, not part of a longer hex run: the shape of a secp256k1 private key. */
+const PRIVATE_KEY_PATTERN = /(?<![0-9a-zA-Z])0[xX][0-9a-fA-F]{64}(?![0-9a-fA-F])/g;
 /** Bare 64 hex digits (a key without its 0x), not part of a longer run. */
 const BARE_PRIVATE_KEY_PATTERN = /(?<![0-9a-zA-Z])[0-9a-fA-F]{64}(?![0-9a-zA-Z])/g;
 /** Three base64url segments whose header starts like a JSON object (`{"` = `eyJ`): a JWT. */
@@ -55,7 +55,7 @@ export interface ScrubOptions {
 }
 
 /**
- * Replaces anything in `text` that looks like a private key (0x + 64 hex, or 64 bare hex digits),
+ * Replaces anything in `text` that looks like a private key (0x or 0X + 64 hex, or 64 bare hex digits),
  * a JWT or a Bearer credential with `[redacted]`.
  *
  * @example scrubSecretText(`key 0x${'ab'.repeat(32)}`) // 'key [redacted]'

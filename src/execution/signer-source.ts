@@ -22,6 +22,8 @@ import type { Address } from '../protocol/encoding.ts';
 import { SECP256K1_N } from '../protocol/intent-signing.ts';
 
 const KEY_PATTERN = /^0x[0-9a-fA-F]{64}$/;
+/** A private key with or without its 0x, in any case: never a file name. */
+const KEY_SHAPED = /^(?:0[xX])?[0-9a-fA-F]{64}$/;
 
 /** A source of the trading wallet's signer: the run file's `wallet`, or an account made elsewhere. */
 export type SignerSource = WalletSource | { readonly kind: 'account'; readonly account: LocalAccount };
@@ -111,6 +113,12 @@ function fromEnv(name: string, env: Env): LocalAccount {
 }
 
 async function fromFile(path: string, params: LoadSignerParameters): Promise<{ account: LocalAccount; path: string }> {
+  if (KEY_SHAPED.test(path.trim())) {
+    // A key pasted where its file's path belongs: said so, never quoted (not even as a missing file's name).
+    throw new BaseError('CONFIG_WALLET_KEY_INVALID', 'the key file path is a private key itself: give the path of a file that holds the key (readable by its owner only), never the key', {
+      details: {},
+    });
+  }
   const fs = params.fs ?? nodeFs;
   const full = resolveKeyPath(path, params.cwd ?? process.cwd());
   const where = `key file ${full}`;

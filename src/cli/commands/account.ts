@@ -22,7 +22,8 @@ import { liveClock } from '../../core/clock.ts';
 import { Decimal } from '../../core/decimal.ts';
 import { createIdSource } from '../../core/ids.ts';
 import { seededRandom } from '../../core/random.ts';
-import { loadConfigOrThrow } from '../../config/load-config.ts';
+import { configError, loadConfig, loadConfigOrThrow } from '../../config/load-config.ts';
+import { scrubKnownSecrets } from '../../core/secrets.ts';
 import { DEFAULT_SIM_URL, isNetworkName, type ResolvedNetwork } from '../../config/network-config.ts';
 import { resolveRunNetwork, runAuthNonce, runConfigSchema, runMarketSymbol, type RunConfig } from '../../config/run-config.ts';
 import { simConfigSchema } from '../../config/sim-config.ts';
@@ -135,10 +136,16 @@ function parseMarketOptions(values: readonly string[] | undefined): Map<string, 
 async function prepare(
   io: CliIo,
   values: { config?: string; network?: string; 'allow-mainnet'?: boolean; market?: string[]; 'account-core'?: string; delegate?: string },
+  secrets: Set<string>,
 ): Promise<Prepared> {
   const runFile = values.config;
   if (runFile === undefined) throw usageError('--config <run file> is required');
-  const run = await loadConfigOrThrow(runFile, runConfigSchema, { env: io.env });
+  const loaded = await loadConfig(runFile, runConfigSchema, { env: io.env });
+  if (!loaded.ok) throw configError(runFile, loaded.issues);
+  const run = loaded.value;
+  // The file's secrets, less the wallet's variable name and key-file path as written: those are said on purpose.
+  const walletText = run.wallet.kind === 'env' ? run.wallet.name : run.wallet.kind === 'file' ? run.wallet.path : undefined;
+  for (const secret of loaded.source.secrets) if (secret !== walletText) secrets.add(secret);
   const name = values.network ?? run.network;
   if (!isNetworkName(name)) {
     throw new BaseError('NETWORK_UNKNOWN', `unknown network ${JSON.stringify(name.slice(0, 40))}: expected one of mainnet, testnet, sim`, { details: {} });
@@ -293,13 +300,13 @@ async function eip7702Nonce(prepared: Prepared): Promise<{ nonce: bigint; note: 
   return { nonce: BigInt(count), note: `nonce ${count}, the wallet's transaction count` };
 }
 
-async function runSetup(args: readonly string[], io: CliIo): Promise<number> {
+async function runSetup(args: readonly string[], io: CliIo, secrets: Set<string>): Promise<number> {
   const { values } = parseCommandArgs(args, {
     command: 'account setup',
     options: { ...commonOptions, 'owner-key-env': { type: 'string' }, 'owner-key-file': { type: 'string' }, 'account-core': { type: 'string' }, delegate: { type: 'string' } },
     positionals: [],
   });
-  const prepared = await prepare(io, values);
+  const prepared = await prepare(io, values, secrets);
   const { network, wallet, context, run } = prepared;
   const out = (line = '') => io.stdout.write(`${line}\n`);
   if (prepared.accountCore === undefined || prepared.delegate === undefined) {
@@ -412,9 +419,9 @@ function grantLines(result: SignerProbe | string, authNonce: bigint): { delegati
   return { delegation, grant };
 }
 
-async function runStatus(args: readonly string[], io: CliIo): Promise<number> {
+async function runStatus(args: readonly string[], io: CliIo, secrets: Set<string>): Promise<number> {
   const { values } = parseCommandArgs(args, { command: 'account status', options: commonOptions, positionals: [] });
-  const prepared = await prepare(io, values);
+  const prepared = await prepare(io, values, secrets);
   const { network, wallet, context, run } = prepared;
   const owner = run.account.owner ?? wallet.address;
   const out = (line = '') => io.stdout.write(`${line}\n`);
@@ -460,10 +467,28 @@ async function runStatus(args: readonly string[], io: CliIo): Promise<number> {
 
 // ---- the command ----------------------------------------------------------------------------
 
+/** `error` with `scrub` applied to its message (a new error of the same code when that changed it). */
+function scrubbedError(error: unknown, scrub: (text: string) => string): unknown {
+  if (!(error instanceof Error)) return error;
+  const message = scrub(error.message);
+  if (message === error.message) return error;
+  if (error instanceof BaseError) return new BaseError(error.code, message, { details: error.details });
+  return Object.assign(new Error(message), { name: error.name });
+}
+
 async function runAccount(args: readonly string[], io: CliIo): Promise<number> {
+  // The run file's values from the environment (e.g. an API key in a host's path, `https://rpc.example/${PROJECT}`)
+  // never reach the terminal: not in a header naming the relay, nor in a client's error naming a URL.
+  const secrets = new Set<string>();
+  const scrub = (text: string) => scrubKnownSecrets(text, secrets);
+  const scrubbed: CliIo = { ...io, stdout: { write: (text) => io.stdout.write(scrub(text)) }, stderr: { write: (text) => io.stderr.write(scrub(text)) } };
   const [action, ...rest] = args;
-  if (action === 'setup') return runSetup(rest, io);
-  if (action === 'status') return runStatus(rest, io);
+  try {
+    if (action === 'setup') return await runSetup(rest, scrubbed, secrets);
+    if (action === 'status') return await runStatus(rest, scrubbed, secrets);
+  } catch (error) {
+    throw scrubbedError(error, scrub);
+  }
   throw usageError(action === undefined ? 'expected setup or status' : `unknown action ${JSON.stringify(action.slice(0, 20))}: expected setup or status`);
 }
 
