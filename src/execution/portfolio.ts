@@ -59,7 +59,7 @@ import { MAKER_SLOTS, type OrderSide, type TimeInForce } from '../protocol/const
 import type { Address, Hex } from '../protocol/encoding.ts';
 import type { ActiveOrder, OrderEvent } from '../protocol/user-data.ts';
 import type { Intent } from '../strategy/intents.ts';
-import { amountScale, baseRaw, feeRaw, quoteRaw, type AmountScale, type MarketSpec } from '../protocol/market-spec.ts';
+import { amountScale, feeRaw, restingLockRaw, type AmountScale, type MarketSpec } from '../protocol/market-spec.ts';
 import { countedBy, EMPTY_LEDGER, extendLedger, type LedgerCheckpoint } from './account-ledger.ts';
 import { applyFill, FLAT_POSITION, unrealizedPnl, type CostPosition } from './average-cost.ts';
 import { blankRecord, minDefined, movesSlots, replaySlots, type CancelTarget, type NewOrder, type OrderRecord, type Placement, type SlotReplayContext } from './slot-replay.ts';
@@ -1328,12 +1328,9 @@ export class Portfolio {
       const view = this.#view(book, record, slot);
       orders.push(view);
       if (slot !== undefined) slots[slot] = view;
-      if (record.side === 'BUY') {
-        const quote = quoteRaw(book.scale, record.price, view.remaining);
-        lockQuote += quote + feeRaw(quote, book.spec.makerFeePps);
-      } else {
-        lockBase += baseRaw(book.scale, view.remaining);
-      }
+      const lock = restingLockRaw(book.spec, book.scale, record.side, record.price, view.remaining);
+      if (record.side === 'BUY') lockQuote += lock;
+      else lockBase += lock;
     }
     orders.sort((a, b) => (a.slot ?? MAKER_SLOTS) - (b.slot ?? MAKER_SLOTS) || compareBig(a.orderId ?? UINT64_MAX, b.orderId ?? UINT64_MAX) || (a.key < b.key ? -1 : 1));
     book.lockBase = lockBase;

@@ -144,7 +144,7 @@ function reduced(mul: bigint, div: bigint): readonly [bigint, bigint] {
 }
 
 /** The reduced conversion factors of `spec`. */
-export function amountScale(spec: MarketSpec): AmountScale {
+export function amountScale(spec: Pick<MarketSpec, 'baseToken' | 'quoteToken' | 'pricePrecision' | 'sizePrecision'>): AmountScale {
   const [quoteMul, quoteDiv] = reduced(10n ** BigInt(spec.quoteToken.decimals), spec.pricePrecision * spec.sizePrecision);
   const [baseMul, baseDiv] = reduced(10n ** BigInt(spec.baseToken.decimals), spec.sizePrecision);
   return { quoteMul, quoteDiv, baseMul, baseDiv };
@@ -162,6 +162,18 @@ export function quoteRaw(scale: AmountScale, price: bigint, size: bigint): bigin
 /** Raw base-token amount of `size`, floored. */
 export function baseRaw(scale: AmountScale, size: bigint): bigint {
   return scale.baseDiv === 1n ? size * scale.baseMul : (size * scale.baseMul) / scale.baseDiv;
+}
+
+/**
+ * What a resting order locks, raw units: a buy its quote amount and its maker fee, a sell its base
+ * amount (the venue's rule, src/venue/matching-engine.ts).
+ *
+ * @example restingLockRaw(monUsdc, amountScale(monUsdc), 'BUY', 350_000n, 2_000n) // quote raw + maker fee
+ */
+export function restingLockRaw(spec: Pick<MarketSpec, 'makerFeePps'>, scale: AmountScale, side: 'BUY' | 'SELL', price: bigint, remaining: bigint): bigint {
+  if (side === 'SELL') return baseRaw(scale, remaining);
+  const quote = quoteRaw(scale, price, remaining);
+  return quote + feeRaw(quote, spec.makerFeePps);
 }
 
 /**

@@ -15,6 +15,7 @@ import {
   type TestVenue,
 } from '../sim/relay-harness.ts';
 import { runCli, tempDir } from '../support/cli-harness.ts';
+import { Decimal } from '../../src/core/decimal.ts';
 
 const WALLET_KEY = `0x${'b2'.repeat(32)}`;
 const OWNER_KEY = `0x${'a1'.repeat(32)}`;
@@ -89,7 +90,21 @@ describe('clobbot account setup and status on the local venue', () => {
     expect(status.stdout).toContain(`  owner           ${lower(OWNER)}\n`);
     expect(status.stdout).toContain('  delegation      yes (EIP-7702, to the trading-wallet delegate)\n');
     expect(status.stdout).toContain('  signer grant    yes: TRADE (other permission bits are not visible through the relay)\n');
-    expect(status.stdout).toContain("  balances        free balances are not published by the venue's APIs; held by open orders: 0.03 USDC\n");
+    // Balances: free from the chain (the account core's view), locked by the open order, as the venue holds them.
+    const model = venue.server.venue;
+    const tokens = Object.fromEntries(model.info().tokens.map((each) => [each.symbol, each]));
+    const human = (raw: bigint, decimals: number) => new Decimal(raw.toString()).div(new Decimal(10).pow(decimals)).toFixed();
+    const usdc = model.balance(accountId, tokens['USDC']!.address);
+    const mon = model.balance(accountId, tokens['MON']!.address);
+    expect(usdc.locked).toBeGreaterThan(0n);
+    expect(status.stdout).toMatch(new RegExp(`\\n {2}balances\\n {4}TOKEN +FREE +LOCKED +TOTAL *\\n {4}MON +${human(mon.available, 18)} +0 +${human(mon.available, 18)} *\\n {4}USDC +${human(usdc.available, 6).replace('.', '\\.')} +${human(usdc.locked, 6).replace('.', '\\.')} +${human(usdc.available + usdc.locked, 6)} *\\n`));
+    const balances = await runCli(['account', 'balances', '--config', file, '--json'], { CLOBBOT_KEY: WALLET_KEY });
+    expect(balances.stderr).toBe('');
+    expect(balances.code).toBe(0);
+    const json = JSON.parse(balances.stdout) as { accountId: string; balances: { token: string; free: string; locked: string; total: string }[] };
+    expect(json.accountId).toBe(accountId.toString());
+    expect(json.balances.find((row) => row.token === 'USDC')).toMatchObject({ free: human(usdc.available, 6), locked: human(usdc.locked, 6), total: human(usdc.available + usdc.locked, 6) });
+    expect(json.balances.find((row) => row.token === 'WETH')).toMatchObject({ free: human(model.balance(accountId, tokens['WETH']!.address).available, 18), locked: '0' });
     expect(status.stdout).toMatch(/\n {2}open orders\n {4}MON_USDC {2}1 order\n {6}ORDER ID {2}SIDE {2}PRICE {2}REMAINING {2}SIZE\n {6}\s*\d+ {2}BUY +0\.03 +1 +1\n {4}WETH_USDC {2}none\n$/);
     expectNoKey(status.stdout);
 
@@ -111,7 +126,7 @@ describe('clobbot account setup and status on the local venue', () => {
     expect(before.code).toBe(0);
     expect(before.stdout).toContain('  delegation      no (WALLET_NOT_DELEGATED)\n');
     expect(before.stdout).toContain('  signer grant    unknown until the wallet is delegated\n');
-    expect(before.stdout).toContain("  balances        free balances are not published by the venue's APIs\n");
+    expect(before.stdout).toMatch(/\n {2}balances\n {4}TOKEN +FREE +LOCKED +TOTAL *\n {4}MON +0 +0 +0 *\n {4}USDC +0 +0 +0 *\n {4}WETH +0 +0 +0 *\n/);
     const setup = await runCli(['account', 'setup', '--config', file], {});
     expect(setup.stderr).toBe('');
     expect(setup.code).toBe(0);
@@ -221,7 +236,7 @@ describe('clobbot account: mistakes in the input', () => {
     expect(missing.stderr).toMatch(/^error CLI_USAGE: account: --config <run file> is required\n/);
     const action = await runCli(['account', 'frob'], {});
     expect(action.code).toBe(2);
-    expect(action.stderr).toMatch(/^error CLI_USAGE: account: unknown action "frob": expected setup or status\n/);
+    expect(action.stderr).toMatch(/^error CLI_USAGE: account: unknown action "frob": expected setup, status or balances\n/);
     const down = await runCli(['account', 'status', '--config', runFile({ venueUrl: 'http://127.0.0.1:9' })], { CLOBBOT_KEY: WALLET_KEY });
     expect(down.code).toBe(1);
     expect(down.stderr).toMatch(/^error HTTP_UNAVAILABLE: the local venue at http:\/\/127\.0\.0\.1:9 cannot be reached: is `clobbot sim` running\?/);

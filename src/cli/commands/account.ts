@@ -32,6 +32,8 @@ import type { Address } from '../../protocol/encoding.ts';
 import type { Authorization7702 } from '../../protocol/intent-types.ts';
 import type { ActiveOrder } from '../../protocol/user-data.ts';
 import { createActiveOrdersClient } from '../../clients/active-orders-client.ts';
+import { createChainReader } from '../../clients/chain-reader.ts';
+import { amountScale, restingLockRaw, type AmountScale, type TokenSpec } from '../../protocol/market-spec.ts';
 import { isClientError } from '../../clients/client-error.ts';
 import { createFetchTransport } from '../../clients/http-transport.ts';
 import type { ClientContext } from '../../clients/send-request.ts';
@@ -63,6 +65,7 @@ const usage = [
   'clobbot account setup  --config <run file> [--network <n>] [--allow-mainnet] [--owner-key-env <VAR> | --owner-key-file <path>]',
   '                       [--account-core <address> --delegate <address>] [--market <SYMBOL=address> …]',
   'clobbot account status --config <run file> [--network <n>] [--allow-mainnet] [--market <SYMBOL=address> …]',
+  'clobbot account balances --config <run file> [--network <n>] [--allow-mainnet] [--account-core <address>] [--json]',
   '',
   '  --config <file>          the run file: its wallet (the trading wallet), account and markets',
   '  --network <n>            sim, testnet or mainnet (default: the run file\'s network, itself default sim)',
@@ -74,9 +77,12 @@ const usage = [
   '  --delegate <addr>        off the sim: the network\'s trading-wallet delegate (EIP-7702)',
   '  --market <SYMBOL=addr>   off the sim, for a market listed by symbol only: its address, for the probe and the',
   '                           open orders (repeatable; a market given whole in the run file carries its own)',
+  '  --json                   balances: one JSON object on stdout',
   '',
   'setup signs the EIP-7702 authorization and the owner\'s TRADE grant, submits',
   'account_core.authorize_account_signer_by_sig over the relay\'s REST endpoint and waits for its receipt.',
+  'status and balances show free balances read from the chain (the account core\'s getBalanceById) and what',
+  'the open orders lock, per token of the run file\'s markets.',
   'Exit 0 done; 2 a mistake in the input (usage, config, keys, mainnet not opted in); 1 a failure.',
 ].join('\n');
 
@@ -92,11 +98,28 @@ function addressOption(name: string, value: string | undefined): Address | undef
 
 // ---- common preparation ---------------------------------------------------------------------
 
+/** The lock rule of a market whose tokens, precisions and maker fee are all given. */
+function lockRuleOf(market: {
+  readonly baseToken: TokenSpec;
+  readonly quoteToken: TokenSpec;
+  readonly pricePrecision?: bigint | undefined;
+  readonly sizePrecision?: bigint | undefined;
+  readonly makerFeePps?: bigint | undefined;
+}): MarketRef['lockRule'] {
+  const { baseToken, quoteToken, pricePrecision, sizePrecision, makerFeePps } = market;
+  if (pricePrecision === undefined || sizePrecision === undefined || makerFeePps === undefined) return undefined;
+  return { scale: amountScale({ baseToken, quoteToken, pricePrecision, sizePrecision }), makerFeePps };
+}
+
 interface MarketRef {
   readonly symbol: string;
   readonly address: Address;
   readonly base: string;
   readonly quote: string;
+  /** The tokens, when the venue publishes them (sim) or the run file gives the market whole. */
+  readonly tokens: { readonly base: TokenSpec; readonly quote: TokenSpec } | undefined;
+  /** What its open orders lock, by the venue's rule, when the precisions and fee are known (the sim publishes them). */
+  readonly lockRule: { readonly scale: AmountScale; readonly makerFeePps: bigint } | undefined;
 }
 
 interface Prepared {
@@ -183,20 +206,20 @@ async function prepare(
     for (const symbol of run.markets.map(runMarketSymbol)) {
       const market = simInfo.markets.find((candidate) => candidate.symbol === symbol);
       if (market === undefined) unknownMarkets.push(symbol);
-      else markets.push({ symbol, address: market.address.toLowerCase() as Address, base: market.baseToken.symbol, quote: market.quoteToken.symbol });
+      else markets.push({ symbol, address: market.address.toLowerCase() as Address, base: market.baseToken.symbol, quote: market.quoteToken.symbol, tokens: { base: market.baseToken, quote: market.quoteToken }, lockRule: lockRuleOf(market) });
     }
   } else {
     network = resolveRunNetwork(run, { network: name });
     for (const entry of run.markets) {
       // A market given whole carries its address; a bare symbol (a sim file run with --network) needs --market.
       if (typeof entry !== 'string') {
-        markets.push({ symbol: entry.symbol, address: entry.address, base: entry.baseToken.symbol, quote: entry.quoteToken.symbol });
+        markets.push({ symbol: entry.symbol, address: entry.address, base: entry.baseToken.symbol, quote: entry.quoteToken.symbol, tokens: { base: entry.baseToken, quote: entry.quoteToken }, lockRule: lockRuleOf(entry) });
         continue;
       }
       const address = optionMarkets.get(entry);
       const [base = entry, quote = ''] = entry.split('_');
       if (address === undefined) unknownMarkets.push(entry);
-      else markets.push({ symbol: entry, address, base, quote });
+      else markets.push({ symbol: entry, address, base, quote, tokens: undefined, lockRule: undefined });
     }
   }
   const wallet = await loadSigner({ source: run.wallet, network: network.name, env: io.env });
@@ -422,7 +445,7 @@ function grantLines(result: SignerProbe | string, authNonce: bigint): { delegati
 async function runStatus(args: readonly string[], io: CliIo, secrets: Set<string>): Promise<number> {
   const { values } = parseCommandArgs(args, { command: 'account status', options: commonOptions, positionals: [] });
   const prepared = await prepare(io, values, secrets);
-  const { network, wallet, context, run } = prepared;
+  const { network, wallet, run } = prepared;
   const owner = run.account.owner ?? wallet.address;
   const out = (line = '') => io.stdout.write(`${line}\n`);
   out(`account status on ${network.name} (chain ${network.chainId}, relay ${network.hosts.relayUrl})`);
@@ -436,33 +459,131 @@ async function runStatus(args: readonly string[], io: CliIo, secrets: Set<string
     out(`  delegation      ${delegation}`);
     out(`  signer grant    ${grant}`);
 
-    const orders = createActiveOrdersClient(context, { baseUrl: network.hosts.userUrl! });
-    const locked = new Map<string, Decimal>();
+    const { active, balances } = await accountHoldings(prepared, owner, accountId);
     const sections: string[] = [];
     for (const market of prepared.markets) {
-      const { orders: active } = await orders.activeOrders({ user: owner, marketAddress: market.address });
-      if (active.length === 0) {
+      const orders = active.get(market.symbol) ?? [];
+      if (orders.length === 0) {
         sections.push(`    ${market.symbol}  none`);
         continue;
       }
-      const rows = active.map((order) => {
+      const rows = orders.map((order) => {
         const human = humanOrder(order);
-        const [token, amount] = order.isbuy ? [market.quote, human.remaining.mul(human.price)] : [market.base, human.remaining];
-        locked.set(token, (locked.get(token) ?? new Decimal(0)).add(amount));
         return [String(order.orderid), human.side, human.price.toFixed(), human.remaining.toFixed(), human.size.toFixed()];
       });
       const table = formatTable(['ORDER ID', 'SIDE', 'PRICE', 'REMAINING', 'SIZE'], rows, ['right', 'left', 'right', 'right', 'right']);
-      sections.push(`    ${market.symbol}  ${active.length} ${active.length === 1 ? 'order' : 'orders'}\n${table.replace(/^/gm, '      ')}`);
+      sections.push(`    ${market.symbol}  ${orders.length} ${orders.length === 1 ? 'order' : 'orders'}\n${table.replace(/^/gm, '      ')}`);
     }
     for (const symbol of prepared.unknownMarkets) sections.push(`    ${symbol}  address not known${network.name === 'sim' ? ' (not a market of this venue)' : ' (pass --market SYMBOL=address)'}`);
-    const inOrders = [...locked].map(([token, amount]) => `${amount.toFixed()} ${token}`).join(', ');
-    out(`  balances        free balances are not published by the venue's APIs${locked.size === 0 ? '' : `; held by open orders: ${inOrders}`}`);
+    out('  balances');
+    out(balanceTable(balances).replace(/^/gm, '    '));
     out('  open orders');
     for (const section of sections) out(section);
     return ExitCode.ok;
   } finally {
     await stop();
   }
+}
+
+// ---- balances ---------------------------------------------------------------------------------
+
+/** One token's balances, human units: free from the chain (undefined when it cannot be read), locked by open orders. */
+interface BalanceRow {
+  readonly token: string;
+  readonly address: Address | undefined;
+  readonly free: Decimal | undefined;
+  readonly locked: Decimal;
+  /** Why `free` is unknown. */
+  readonly note: string | undefined;
+}
+
+/**
+ * The account's open orders per market (user-data API) and its balances per token of the run's
+ * markets: free from the chain (the account core's balance view, eth_call), locked computed from the
+ * open orders by the venue's rule.
+ */
+async function accountHoldings(prepared: Prepared, owner: Address, accountId: bigint | undefined): Promise<{ active: Map<string, readonly ActiveOrder[]>; balances: BalanceRow[] }> {
+  const { network, context, accountCore } = prepared;
+  const client = createActiveOrdersClient(context, { baseUrl: network.hosts.userUrl! });
+  const chain = accountCore === undefined ? undefined : createChainReader(context, { rpcUrl: network.hosts.rpcUrl!, accountCore });
+  const active = new Map<string, readonly ActiveOrder[]>();
+  const tokens = new Map<string, { token: TokenSpec | undefined; lockedRaw: bigint; lockedHuman: Decimal }>();
+  const tokenEntry = (symbol: string, token: TokenSpec | undefined) => {
+    let entry = tokens.get(symbol);
+    if (entry === undefined) tokens.set(symbol, (entry = { token, lockedRaw: 0n, lockedHuman: new Decimal(0) }));
+    return entry;
+  };
+  for (const market of prepared.markets) {
+    const { orders } = await client.activeOrders({ user: owner, marketAddress: market.address });
+    active.set(market.symbol, orders);
+    const rule = market.lockRule;
+    const base = tokenEntry(market.base, market.tokens?.base);
+    const quote = tokenEntry(market.quote, market.tokens?.quote);
+    for (const order of orders) {
+      const side = order.isbuy ? 'BUY' : 'SELL';
+      const into = side === 'BUY' ? quote : base;
+      if (rule === undefined) {
+        const human = humanOrder(order);
+        into.lockedHuman = into.lockedHuman.add(side === 'BUY' ? human.remaining.mul(human.price) : human.remaining);
+      } else {
+        into.lockedRaw += restingLockRaw(rule, rule.scale, side, BigInt(order.price), BigInt(order.remainingsize));
+      }
+    }
+  }
+  const balances: BalanceRow[] = [];
+  for (const [symbol, { token, lockedRaw, lockedHuman }] of tokens) {
+    const human = (raw: bigint) => new Decimal(raw.toString()).div(new Decimal(10).pow(token!.decimals));
+    const locked = token === undefined ? lockedHuman : human(lockedRaw).add(lockedHuman);
+    let free: Decimal | undefined;
+    let note: string | undefined;
+    if (token === undefined) note = 'token not known: give the market whole in the run file';
+    else if (accountId === undefined) note = 'account id not known';
+    else if (chain === undefined) note = 'the account core is not known: pass --account-core';
+    else {
+      try {
+        free = human(await chain.freeBalance(accountId, token.address));
+      } catch (error) {
+        note = `the chain did not answer (${error instanceof Error ? error.message.split('\n')[0]!.slice(0, 80) : 'error'})`;
+      }
+    }
+    balances.push({ token: symbol, address: token?.address, free, locked, note });
+  }
+  return { active, balances };
+}
+
+function balanceTable(rows: readonly BalanceRow[]): string {
+  return formatTable(
+    ['TOKEN', 'FREE', 'LOCKED', 'TOTAL', ''],
+    rows.map((row) => [row.token, row.free?.toFixed() ?? '?', row.locked.toFixed(), row.free === undefined ? '?' : row.free.add(row.locked).toFixed(), row.note ?? '']),
+    ['left', 'right', 'right', 'right', 'left'],
+  );
+}
+
+async function runBalances(args: readonly string[], io: CliIo, secrets: Set<string>): Promise<number> {
+  const { values } = parseCommandArgs(args, { command: 'account balances', options: { ...commonOptions, 'account-core': { type: 'string' }, json: { type: 'boolean' } }, positionals: [] });
+  const prepared = await prepare(io, values, secrets);
+  const owner = prepared.run.account.owner ?? prepared.wallet.address;
+  const accountId = await accountIdOf(prepared, owner);
+  const { balances } = await accountHoldings(prepared, owner, accountId);
+  if (values.json === true) {
+    const json = {
+      network: prepared.network.name,
+      accountId: accountId?.toString() ?? null,
+      balances: balances.map((row) => ({
+        token: row.token,
+        address: row.address ?? null,
+        free: row.free?.toFixed() ?? null,
+        locked: row.locked.toFixed(),
+        total: row.free === undefined ? null : row.free.add(row.locked).toFixed(),
+        ...(row.note === undefined ? {} : { note: row.note }),
+      })),
+    };
+    io.stdout.write(`${JSON.stringify(json)}\n`);
+  } else {
+    io.stdout.write(`balances of account ${accountId ?? '(id not known)'} on ${prepared.network.name} (free: the chain's account core; locked: the open orders)\n`);
+    io.stdout.write(`${balanceTable(balances)}\n`);
+  }
+  return balances.some((row) => row.free === undefined) ? ExitCode.failure : ExitCode.ok;
 }
 
 // ---- the command ----------------------------------------------------------------------------
@@ -486,15 +607,16 @@ async function runAccount(args: readonly string[], io: CliIo): Promise<number> {
   try {
     if (action === 'setup') return await runSetup(rest, scrubbed, secrets);
     if (action === 'status') return await runStatus(rest, scrubbed, secrets);
+    if (action === 'balances') return await runBalances(rest, scrubbed, secrets);
   } catch (error) {
     throw scrubbedError(error, scrub);
   }
-  throw usageError(action === undefined ? 'expected setup or status' : `unknown action ${JSON.stringify(action.slice(0, 20))}: expected setup or status`);
+  throw usageError(action === undefined ? 'expected setup, status or balances' : `unknown action ${JSON.stringify(action.slice(0, 20))}: expected setup, status or balances`);
 }
 
 export const accountCommand: Command = {
   name: 'account',
-  summary: 'set up the trading wallet for its account (EIP-7702 delegation, TRADE grant) or show its status',
+  summary: 'set up the trading wallet for its account (EIP-7702 delegation, TRADE grant), show its status or its balances',
   usage,
   run: runAccount,
 };
