@@ -92,6 +92,8 @@ export const errorCodes = {
   // clobbot run
   RUN_ACCOUNT_NOT_READY: 'The run’s trading wallet is not delegated, holds no TRADE grant on the account, or the account is at another authNonce epoch than the run signs under, and the run cannot set it up itself.',
   RUN_ORDERS_LEFT_OPEN: 'After a run stopped and cancelled its orders, the venue still lists open orders of the account.',
+  RUN_INTENTS_DROPPED: 'Every strategy of a run completed, but intents they left queued could not be sent within the drain bound and were dropped.',
+  RUN_OPEN_ORDERS_UNKNOWN: 'After a run stopped, the venue could not be asked whether orders of the account are still open (the orders that may be are named).',
   METRICS_LISTEN_FAILED: 'The metrics endpoint cannot listen on its port (e.g. the port is in use).',
   // feeds: recording, normalized format, importers
   FEED_NOT_FOUND: 'A feed file named on the command line does not exist or cannot be opened.',

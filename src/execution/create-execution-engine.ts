@@ -26,6 +26,7 @@ import { encodeRelayRestRequest, parseRelayRestRequest, type RelayRestRequest } 
 import { isRiskReducing, type Intent } from '../strategy/intents.ts';
 import type { OwnFill } from '../strategy/strategy-context.ts';
 import type {
+  CarriedOverStats,
   EngineStats,
   EngineTuning,
   ExecutionEngine,
@@ -247,6 +248,8 @@ class Engine implements ExecutionEngine {
   #connectionId: number | undefined;
   #seenOpen = false;
   #fence: NonceFence | undefined;
+  /** The newest CONFIRMED transaction: when its receipt is gone, the venue's chain was reset (reconciler.ts). */
+  #witness: Hex | undefined;
 
   #pollTimer: Subscription | undefined;
   #pollDue = Number.POSITIVE_INFINITY;
@@ -286,6 +289,8 @@ class Engine implements ExecutionEngine {
     reconnects: 0,
     reconciled: 0,
   };
+  /** Of the counts above, the requests an earlier run signed (restored from the journal, no ticket) that this one settled. */
+  #carried: CarriedOverStats = Object.freeze({ confirmed: 0, reverted: 0, dropped: 0, reconciled: 0 });
 
   constructor(context: ExecutionEngineContext, params: ExecutionEngineParameters) {
     this.#context = context;
@@ -1079,9 +1084,15 @@ class Engine implements ExecutionEngine {
     }
     this.#finish(req, { how, status, ...(hash === undefined ? {} : { txHash: hash }), ...(reason === null ? {} : { reason: short(reason, 1024) }) });
     if (!queued) this.#portfolio.applyOutcome(req.requestId, status as RequestStatus, hash === undefined ? {} : { txHash: hash });
+    // A request restored from the journal (no ticket) was signed by an earlier run: counted apart too.
+    if (req.ticket === undefined) {
+      const key = status === 'CONFIRMED' ? 'confirmed' : status === 'REVERTED' ? 'reverted' : 'dropped';
+      this.#carried = Object.freeze({ ...this.#carried, [key]: this.#carried[key] + 1 });
+    }
     if (status === 'CONFIRMED') {
       this.#count.confirmed += 1;
       if (this.#fence === undefined || req.nonce > this.#fence.nonce) this.#fence = { nonce: req.nonce, atMs: this.#context.clock.now() };
+      if (hash !== undefined) this.#witness = hash;
       if (req.plan !== undefined && req.plan.kind !== 'cancel-trigger') this.#requestPoll(this.#tuning.pollMs);
     } else if (status === 'REVERTED') {
       this.#count.reverted += 1;
@@ -1219,6 +1230,11 @@ class Engine implements ExecutionEngine {
           this.#toReconciling(req, 'reconnect');
         }
         this.#log.info({ connectionId: event.connectionId, reconciling: this.#reconciling.size }, 'relay connection open');
+        // After a drop the venue may have lost orders (a restart): its active orders are read at once.
+        if (event.previous !== undefined) {
+          this.#nextActiveAt = 0;
+          this.#requestPoll(0);
+        }
         this.#kick();
         break;
       }
@@ -1368,6 +1384,7 @@ class Engine implements ExecutionEngine {
       passStartedAt,
       now: clock.now(),
       rules: { graceMs: this.#tuning.reconcileGraceMs, eventLagMs: this.#tuning.eventLagMs },
+      ...(this.#witness === undefined ? {} : { witness: this.#witness }),
     }).catch((error: unknown) => {
       this.#log.warn({ err: error }, 'reconciliation pass failed; trying again');
       return new Map<string, Verdict>();
@@ -1379,10 +1396,12 @@ class Engine implements ExecutionEngine {
       switch (verdict.kind) {
         case 'executed':
           this.#count.reconciled += 1;
+          if (req.ticket === undefined) this.#carried = Object.freeze({ ...this.#carried, reconciled: this.#carried.reconciled + 1 });
           this.#settleExecuted(req, verdict.status, verdict.txHash, verdict.how, null, undefined);
           break;
         case 'not-executed':
           this.#count.reconciled += 1;
+          if (req.ticket === undefined) this.#carried = Object.freeze({ ...this.#carried, reconciled: this.#carried.reconciled + 1 });
           this.#settleExecuted(req, 'DROPPED', req.txHash ?? '', verdict.how, verdict.reason, undefined);
           break;
         case 'unknown':
@@ -1630,6 +1649,7 @@ class Engine implements ExecutionEngine {
       pendingOutcomes: this.#tracker.pending(),
       unresolved: this.#requests.size,
       queued: this.#queue.size + this.#front.length + this.#parked.length + this.#delayed.size,
+      carriedOver: this.#carried,
     });
   }
 
@@ -1663,7 +1683,7 @@ function expectedOf(plan: RequestPlan): { readonly expectedOrderIds?: readonly b
 }
 
 function subjectOf(req: EngineRequest): ReconcileSubject {
-  return { requestId: req.requestId, nonce: req.nonce, plan: req.plan, signedAt: req.signedAt, deadlineMs: req.deadlineMs, txHash: req.txHash };
+  return { requestId: req.requestId, nonce: req.nonce, plan: req.plan, signedAt: req.signedAt, deadlineMs: req.deadlineMs, txHash: req.txHash, sentOnClosedConnection: req.gating === 'reconnect' };
 }
 
 /** One fate for a CancelAll of every market: the first that is not success, else the last CONFIRMED. */

@@ -159,6 +159,20 @@ export interface EngineStats {
   readonly reconnects: number;
   /** Requests settled by reconciliation (receipt, order events, fence or deadline). */
   readonly reconciled: number;
+  /**
+   * Of `confirmed`, `reverted`, `dropped` and `reconciled`: the requests an earlier run signed (left
+   * unresolved in the journal, restored on start) that this engine settled. A run's own counts are
+   * the others. Absent: none (an engine that reports no such split).
+   */
+  readonly carriedOver?: CarriedOverStats;
+}
+
+/** Requests of an earlier run (restored from the journal) settled by this engine, by final status. */
+export interface CarriedOverStats {
+  readonly confirmed: number;
+  readonly reverted: number;
+  readonly dropped: number;
+  readonly reconciled: number;
 }
 
 export interface ExecutionEngine {

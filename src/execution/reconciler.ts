@@ -20,6 +20,11 @@
  * 4. Deadline. Its signed deadline has passed `graceMs` ago with no evidence: not executed (the venue
  *    re-checks the deadline when it executes a transaction and refuses it after that).
  *
+ * Before rules 2 to 4, a chain reset: a request sent on a connection that then closed, without a
+ * receipt, while the receipt of the transaction the venue last confirmed (the witness) cannot be
+ * found any more either, was sent to a chain that is gone (the venue restarted with its state
+ * wiped): not executed. Without this it would wait for its deadline, and its strategy with it.
+ *
  * "Not executed" resolves the request DROPPED in the journal and the fate (txHash '' when none was
  * ever learnt). The intent is not sent again: the strategy sees its fate and decides.
  */
@@ -39,6 +44,8 @@ export interface ReconcileSubject {
   /** Its signed deadline, ms since the epoch. */
   readonly deadlineMs: number;
   readonly txHash: Hex | undefined;
+  /** It was awaiting its outcome on a relay connection that closed: sent to the venue as it was then. */
+  readonly sentOnClosedConnection?: boolean;
 }
 
 export type Verdict =
@@ -68,6 +75,8 @@ export interface ReconcileContext {
   /** Clock time now. */
   readonly now: number;
   readonly rules: ReconcileRules;
+  /** The transaction the venue last confirmed for the wallet: while its receipt is found, the chain is the one requests were sent to. */
+  readonly witness?: Hex;
 }
 
 interface CreatedOrder {
@@ -238,6 +247,20 @@ export async function reconcilePass(subjects: readonly ReconcileSubject[], conte
       verdicts.set(subject.requestId, { kind: 'executed', status: 'CONFIRMED', txHash: subject.txHash, how: 'order-events' });
     }
   });
+  // A chain reset: the witness's receipt is gone too, so what was sent before the connection closed went with it.
+  const lost = ordered.filter((subject) => subject.sentOnClosedConnection === true && !verdicts.has(subject.requestId) && !unreadable.has(subject.requestId));
+  if (lost.length > 0 && context.witness !== undefined && !lost.some((subject) => subject.txHash === context.witness)) {
+    const witness = await receipts.receipt(context.witness).catch(() => undefined);
+    if (witness === null) {
+      for (const subject of lost) {
+        verdicts.set(subject.requestId, {
+          kind: 'not-executed',
+          how: subject.txHash === undefined ? 'order-events' : 'receipt',
+          reason: "not executed: the venue's chain no longer holds the transaction it last confirmed for the wallet (it restarted with its state wiped), and this request was sent to it before",
+        });
+      }
+    }
+  }
   const taken = new Set<Hex>();
   for (const mode of ['exact', 'loose'] as const) {
     for (const subject of ordered) {

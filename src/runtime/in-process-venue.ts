@@ -18,6 +18,8 @@ import type { VirtualConfig } from '../config/virtual-config.ts';
 import type { HttpTransport } from '../clients/http-transport.ts';
 import type { WebSocketFactory } from '../clients/relay-ws-client.ts';
 import { createSimService, type SimReplay, type SimService } from '../sim/sim-service.ts';
+import type { SimDispatch } from '../sim/route-dispatch.ts';
+import type { RelayWsHub } from '../sim/relay-ws-hub.ts';
 import { createInProcessHttpTransport, type ConnectionLatency } from './in-process-http.ts';
 import { inProcessSocketFactory } from './in-process-relay-socket.ts';
 import { latencySampler } from './latency-sampler.ts';
@@ -27,6 +29,7 @@ import { createPendingWork, type PendingWork } from './pending-work.ts';
 export const IN_PROCESS_VENUE_URL = 'http://venue.in-process';
 
 export interface InProcessVenue {
+  /** The venue's service: after a `restart`, the new one. */
   readonly service: SimService;
   /** `IN_PROCESS_VENUE_URL`: the sim hosts derive from it (`simHosts`). */
   readonly url: string;
@@ -38,6 +41,13 @@ export interface InProcessVenue {
   start(): void;
   /** Stops the venue (closes relay connections). Idempotent. */
   stop(): void;
+  /**
+   * A venue crash and restart with its state wiped (a `clobbot sim` killed and started again): every
+   * relay connection drops (1006), nothing answers (HTTP requests fail, upgrades are refused with 503)
+   * for `downMs` of clock time, then a fresh service of the same config starts (new JWT keys, no
+   * accounts but the configured ones, empty books but the background flow's). Resolves once it is up.
+   */
+  restart(options: { readonly downMs: number }): Promise<void>;
 }
 
 export interface CreateInProcessVenueParameters {
@@ -69,16 +79,20 @@ export interface CreateInProcessVenueParameters {
  */
 export function createInProcessVenue(params: CreateInProcessVenueParameters): InProcessVenue {
   const { clock } = params;
-  const service = createSimService({
-    config: params.config,
-    clock,
-    random: params.random,
-    secrets: params.secrets,
-    logger: params.logger,
-    backgroundFlow: params.backgroundFlow ?? true,
-    ...(params.seed === undefined ? {} : { seed: params.seed }),
-    ...(params.replay === undefined ? {} : { replay: params.replay }),
-  });
+  const createService = () =>
+    createSimService({
+      config: params.config,
+      clock,
+      random: params.random,
+      secrets: params.secrets,
+      logger: params.logger,
+      backgroundFlow: params.backgroundFlow ?? true,
+      ...(params.seed === undefined ? {} : { seed: params.seed }),
+      ...(params.replay === undefined ? {} : { replay: params.replay }),
+    });
+  let service = createService();
+  /** True while the venue is down (between a restart's crash and its fresh start). */
+  let down = false;
   const latency: ConnectionLatency = {
     relay: latencySampler(params.latency.relay, params.latencyRandom),
     marketData: latencySampler(params.latency.marketData, params.latencyRandom),
@@ -86,18 +100,52 @@ export function createInProcessVenue(params: CreateInProcessVenueParameters): In
   };
   const origin = new URL(IN_PROCESS_VENUE_URL).origin;
   const pending = params.pending ?? createPendingWork();
+  // The clients reach whichever service runs now; while down nothing answers.
+  const dispatch: SimDispatch = (request) => (down ? Promise.reject(new Error('connection refused: the venue is down')) : service.dispatch(request));
+  const hub: RelayWsHub = {
+    checkUpgrade: (target, authorization) =>
+      down ? { ok: false, status: 503, body: { code: 'INTERNAL_ERROR', message: 'the venue is down', retryable: true } } : service.relayWs.checkUpgrade(target, authorization),
+    accept: (peer, wallet) => service.relayWs.accept(peer, wallet),
+    connectionCount: () => service.relayWs.connectionCount(),
+    pendingOutcomeCount: () => service.relayWs.pendingOutcomeCount(),
+    walletStats: (wallet) => service.relayWs.walletStats(wallet),
+    dropAll: () => service.relayWs.dropAll(),
+    closeAll: (code, reason) => service.relayWs.closeAll(code, reason),
+    stop: () => service.relayWs.stop(),
+  };
   let started = false;
+  let stopped = false;
   return {
-    service,
+    get service() {
+      return service;
+    },
     url: IN_PROCESS_VENUE_URL,
-    transport: createInProcessHttpTransport({ dispatch: service.dispatch, clock, origin, latency, pending }),
-    createSocket: inProcessSocketFactory({ hub: service.relayWs, clock, origin: origin.replace(/^http/, 'ws'), delay: latency.relay, pending }),
+    transport: createInProcessHttpTransport({ dispatch, clock, origin, latency, pending }),
+    createSocket: inProcessSocketFactory({ hub, clock, origin: origin.replace(/^http/, 'ws'), delay: latency.relay, pending }),
     start() {
       if (started) return;
       started = true;
       service.start();
       if (params.faults !== undefined && params.faults.length > 0) service.faults.schedule(params.faults);
     },
-    stop: () => service.stop(),
+    stop() {
+      stopped = true;
+      service.stop();
+    },
+    restart({ downMs }) {
+      down = true;
+      service.relayWs.dropAll();
+      service.stop();
+      return new Promise<void>((resolve) => {
+        clock.scheduler.schedule(() => {
+          down = false;
+          if (!stopped) {
+            service = createService();
+            service.start();
+          }
+          resolve();
+        }, downMs);
+      });
+    },
   };
 }

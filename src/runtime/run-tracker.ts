@@ -42,6 +42,8 @@ interface Tally {
   baseVolume: bigint;
   quoteVolume: bigint;
   fillFees: bigint;
+  /** Fills that happened before this run started (an earlier run's, read again after a restart). */
+  readonly carried: { fills: number; baseVolume: bigint; quoteVolume: bigint; fees: bigint };
   cost: CostPosition;
   state: OwnMarketState | undefined;
   maxPending: number;
@@ -85,6 +87,11 @@ export interface MarketSummary {
   /** The most requests pending at once on this market. */
   readonly maxPending: number;
   readonly pending: number;
+  /**
+   * Fills from before this run (an earlier run's, read again after a restart): not in `fills`,
+   * `filled`, `volume`, `notional` nor `fees`; the position and PnL are the account's and include them.
+   */
+  readonly carriedOver: { readonly fills: number; readonly volume: string; readonly notional: string; readonly fees: string };
 }
 
 /** A signed raw amount as a human decimal string of `decimals`. */
@@ -110,6 +117,8 @@ function placedOrders(report: IntentReport): number {
 export class RunTracker {
   readonly #tallies = new Map<Address, Tally>();
   #intents = 0;
+  /** Fills before this clock time are an earlier run's (see `startRun`). */
+  #runStartMs = Number.NEGATIVE_INFINITY;
 
   constructor(specs: readonly MarketSpec[]) {
     for (const spec of specs) {
@@ -128,6 +137,7 @@ export class RunTracker {
         baseVolume: 0n,
         quoteVolume: 0n,
         fillFees: 0n,
+        carried: { fills: 0, baseVolume: 0n, quoteVolume: 0n, fees: 0n },
         cost: FLAT_POSITION,
         state: undefined,
         maxPending: 0,
@@ -143,6 +153,14 @@ export class RunTracker {
     subscription.add(engine.fills$.subscribe((fill) => this.onFill(fill)));
     subscription.add(merge(...states).subscribe((state) => this.onState(state)));
     return subscription;
+  }
+
+  /**
+   * Marks the start of this run: fills older than `atMs` (an earlier run's, which the engine reads
+   * again after a restart) count apart, as carried over, not as this run's.
+   */
+  startRun(atMs: number): void {
+    this.#runStartMs = atMs;
   }
 
   /** The latest mid of a market, in price units. */
@@ -179,13 +197,21 @@ export class RunTracker {
     const tally = this.#tallies.get(fill.market);
     if (tally === undefined) return;
     const quote = quoteRaw(amountScale(tally.spec), fill.price, fill.size);
+    tally.filledByOrder.set(fill.orderId, (tally.filledByOrder.get(fill.orderId) ?? 0n) + fill.size);
+    // The position carries every fill; the run's own figures only its own.
+    tally.cost = applyFill(tally.cost, fill.side, fill.size, quote);
+    if (fill.timeMs < this.#runStartMs) {
+      tally.carried.fills += 1;
+      tally.carried.baseVolume += fill.size;
+      tally.carried.quoteVolume += quote;
+      tally.carried.fees += fill.fee;
+      return;
+    }
     tally.fills += 1;
     tally.filledOrders.add(fill.orderId);
-    tally.filledByOrder.set(fill.orderId, (tally.filledByOrder.get(fill.orderId) ?? 0n) + fill.size);
     tally.baseVolume += fill.size;
     tally.quoteVolume += quote;
     tally.fillFees += fill.fee;
-    tally.cost = applyFill(tally.cost, fill.side, fill.size, quote);
   }
 
   onState(state: OwnMarketState): void {
@@ -211,6 +237,15 @@ export class RunTracker {
     return this.#intents;
   }
 
+  /** The orders of each market the engine last knew as open (by id when known), in run-file order. */
+  openOrders(): { readonly symbol: string; readonly orderIds: readonly bigint[]; readonly withoutId: number }[] {
+    return [...this.#tallies.values()].map((tally) => {
+      const orders = tally.state?.orders ?? [];
+      const orderIds = orders.flatMap((order) => (order.orderId === undefined ? [] : [order.orderId]));
+      return { symbol: tally.spec.symbol, orderIds, withoutId: orders.length - orderIds.length };
+    });
+  }
+
   /** Every market, in the order of the run file. */
   summary(): MarketSummary[] {
     return [...this.#tallies.values()].map((tally) => summarize(tally));
@@ -226,7 +261,8 @@ function summarize(tally: Tally): MarketSummary {
   }
   const position = state?.position ?? tally.cost.size;
   const realized = state?.realizedPnl ?? tally.cost.realized;
-  const fees = state?.fees ?? tally.fillFees;
+  // Fees of every fill the engine knows (the account's, for the PnL); the run's own are its fills'.
+  const fees = state?.fees ?? tally.fillFees + tally.carried.fees;
   const mark = tally.mid === undefined ? undefined : BigInt(tally.mid.toDecimalPlaces(0).toFixed());
   const unrealized = mark === undefined || tally.cost.size === 0n ? 0n : unrealizedPnl(amountScale(spec), tally.cost, mark);
   return {
@@ -244,7 +280,7 @@ function summarize(tally: Tally): MarketSummary {
     openOrders: state?.orders.length ?? 0,
     volume: humanAmount(tally.baseVolume, spec.sizePrecision),
     notional: humanAmount(tally.quoteVolume, quoteScale),
-    fees: humanAmount(fees, quoteScale),
+    fees: humanAmount(tally.fillFees, quoteScale),
     position: humanAmount(position, spec.sizePrecision),
     realizedPnl: humanAmount(realized, quoteScale),
     unrealizedPnl: humanAmount(unrealized, quoteScale),
@@ -252,5 +288,11 @@ function summarize(tally: Tally): MarketSummary {
     mid: tally.mid === undefined ? undefined : tally.mid.div(spec.pricePrecision.toString()).toFixed(),
     maxPending: tally.maxPending,
     pending: state?.pendingRequests ?? 0,
+    carriedOver: {
+      fills: tally.carried.fills,
+      volume: humanAmount(tally.carried.baseVolume, spec.sizePrecision),
+      notional: humanAmount(tally.carried.quoteVolume, quoteScale),
+      fees: humanAmount(tally.carried.fees, quoteScale),
+    },
   };
 }

@@ -7,8 +7,8 @@
  * transport and relay socket factory (NautilusTrader's kernel picks TestClock or LiveClock and the
  * clients the same way). `clobbot run` only sequences a run and maps its end to an exit code.
  */
-import { BehaviorSubject, filter, Subscription, type Observable } from 'rxjs';
-import type { BaseError } from '../core/base-error.ts';
+import { BehaviorSubject, filter, firstValueFrom, interval, map, merge, race, Subscription, timer, type Observable } from 'rxjs';
+import { isBaseError, type BaseError } from '../core/base-error.ts';
 import type { Clock } from '../core/clock.ts';
 import type { Decimal } from '../core/decimal.ts';
 import type { IdSource } from '../core/ids.ts';
@@ -18,7 +18,7 @@ import type { RunConfig } from '../config/run-config.ts';
 import type { Address } from '../protocol/encoding.ts';
 import { createActiveOrdersClient } from '../clients/active-orders-client.ts';
 import { createMarketDataClient } from '../clients/market-data-client.ts';
-import { createRelayWsClient } from '../clients/relay-ws-client.ts';
+import { createRelayWsClient, type ReconnectPolicy } from '../clients/relay-ws-client.ts';
 import type { ClientContext } from '../clients/send-request.ts';
 import { createMarketFeed, type MarketFeed } from '../market/create-market-feed.ts';
 import type { LoadedStrategy } from '../strategy/load-strategy.ts';
@@ -42,8 +42,21 @@ import { createMarketRecording, type MarketRecording } from './market-recording.
 
 export type { StopReason } from './stop-reason.ts';
 
-/** How long the stop waits for the outcomes of the final cancels. */
-const STOP_TIMEOUT_MS = 30_000;
+/** How long the stop waits for the outcomes of the final cancels (on a healthy venue they take a block or two). */
+const STOP_TIMEOUT_MS = 10_000;
+/**
+ * How long a run whose strategies all completed waits for the intents they left queued or in flight
+ * before it stops (a TWAP's last slices): what is still unsent then is dropped, and the run says so.
+ */
+const DRAIN_TIMEOUT_MS = 30_000;
+/**
+ * The relay WebSocket's reconnect backoff: 250 ms doubling, at most 2 s (jittered down to half). A
+ * trading bot cut off from its venue must be back within a few seconds of it (a venue restart),
+ * not after the client's default 30 s cap; one connection attempt every 1 to 2 s is nothing to a relay.
+ */
+const RELAY_RECONNECT: ReconnectPolicy = { initialDelayMs: 250, maxDelayMs: 2_000 };
+/** Failed market-data polls retry doubling up to 2 s (the feed's default is 30 s): the book is back within seconds of its venue. */
+const MARKET_DATA_BACKOFF = { factor: 2, maxMs: 2_000 } as const;
 /** Orders the active-orders query asks for at most: every maker slot and then some. */
 const ACTIVE_ORDERS_LIMIT = 100;
 
@@ -61,18 +74,44 @@ export interface TradingRuntimeParameters {
   /** The journal's file system (a virtual run skips fsync). Default node:fs. */
   readonly journalFs?: JournalFs;
   /** A strategy silent this long gets a warning. */
-  /** How long the stop waits for the final cancels and every signed request. Default 30 s. */
+  /** How long the stop waits for the final cancels and every signed request. Default 10 s: a stop ends close to when it was asked. */
   readonly stopTimeoutMs?: number;
+  /** When every strategy completed, how long the stop first waits for their queued and in-flight intents. Default 30 s. */
+  readonly drainTimeoutMs?: number;
   readonly idleWarnMs: number;
   /** `--record <dir>`: records every market's data as received, and the bot's own orders, into raw recordings in `dir`. */
   readonly recordDir?: string;
 }
 
+/** Whether the venue could be asked for the account's open orders after the stop. */
+export type OpenOrdersCheck =
+  | { readonly status: 'checked' }
+  /** The run never started trading: nothing to ask. */
+  | { readonly status: 'not-run' }
+  /** The venue did not answer: `reason` says why; the orders of `mayBeOpen` may still rest on the book. */
+  | { readonly status: 'failed'; readonly reason: string; readonly mayBeOpen: readonly MayBeOpen[] };
+
+/** Orders of one market the engine last knew as open (ids when known). */
+export interface MayBeOpen {
+  readonly symbol: string;
+  readonly orderIds: readonly bigint[];
+  /** Orders the engine knows of but not by id yet (a placement whose events were not read). */
+  readonly withoutId: number;
+}
+
 /** What the stop found. */
 export interface RuntimeStopped {
   readonly stats: EngineStats;
-  /** Open orders the venue still lists per market symbol (undefined when it could not tell). */
+  /** Open orders the venue still lists per market symbol (undefined when it could not tell: see `openCheck`). */
   readonly leftOpen: ReadonlyMap<string, number> | undefined;
+  readonly openCheck: OpenOrdersCheck;
+  /**
+   * Intents the stop refused or gave up on (ENGINE_STOPPED): queued, or signed and not settled in
+   * time. After every strategy completed, they are what the drain could not send within its bound.
+   */
+  readonly dropped: number;
+  /** Set when every strategy completed: how long the stop waited for their intents, and whether all went out. */
+  readonly drain: { readonly waitedMs: number; readonly complete: boolean } | undefined;
 }
 
 export interface TradingRuntime {
@@ -114,7 +153,7 @@ function buildFeeds(context: ClientContext, params: TradingRuntimeParameters, ma
         marketData.source,
         marketFeedPlanOf(spec, timing),
         clock,
-        { logger, weightBudgetPerMinute: timing.budget, random: seededRandom(seed ^ 0xfeed), jitter: 0.2 },
+        { logger, weightBudgetPerMinute: timing.budget, random: seededRandom(seed ^ 0xfeed), jitter: 0.2, backoff: MARKET_DATA_BACKOFF },
       ),
     );
   }
@@ -126,7 +165,7 @@ function buildTransport(context: ClientContext, params: TradingRuntimeParameters
   const { network } = venue;
   const wsClient = createRelayWsClient(
     { clock, random: seededRandom(seed ^ 0x7e1a), logger: logger.child({ component: 'relay-ws' }) },
-    { url: network.hosts.relayWsUrl!, session, ...(venue.createSocket === undefined ? {} : { createSocket: venue.createSocket }) },
+    { url: network.hosts.relayWsUrl!, session, reconnect: RELAY_RECONNECT, ...(venue.createSocket === undefined ? {} : { createSocket: venue.createSocket }) },
   );
   const rest = createRestRelayTransport({ ...context, logger }, { network: network.name, relayUrl: network.hosts.relayUrl!, rpcUrl: network.hosts.rpcUrl!, session });
   return createFailoverTransport({ ws: createWsRelayTransport(wsClient), rest, clock, restAfterMs: 2_000, logger: logger.child({ component: 'relay-transport' }) });
@@ -229,8 +268,8 @@ export function createTradingRuntime(params: TradingRuntimeParameters): TradingR
   let started = false;
   let stopping: Promise<RuntimeStopped> | undefined;
 
-  /** Open orders the venue still lists for the account, per market (undefined when it cannot tell). */
-  const openOrdersAfterStop = async (): Promise<Map<string, number> | undefined> => {
+  /** Open orders the venue still lists for the account, per market, or why it could not tell. */
+  const openOrdersAfterStop = async (): Promise<{ leftOpen: Map<string, number> | undefined; openCheck: OpenOrdersCheck }> => {
     const client = createActiveOrdersClient(context, { baseUrl: network.hosts.userUrl! });
     const left = new Map<string, number>();
     try {
@@ -238,11 +277,31 @@ export function createTradingRuntime(params: TradingRuntimeParameters): TradingR
         const { orders } = await client.activeOrders({ user: venue.owner, marketAddress: spec.address, limit: ACTIVE_ORDERS_LIMIT });
         left.set(spec.symbol, orders.length);
       }
-      return left;
+      return { leftOpen: left, openCheck: { status: 'checked' } };
     } catch (error) {
-      logger.warn({ err: error }, 'could not ask the venue for open orders after the stop');
-      return undefined;
+      const reason = isBaseError(error) ? `${error.code}: ${error.message}` : String(error);
+      const mayBeOpen = tracker.openOrders();
+      logger.warn({ err: error, mayBeOpen: mayBeOpen.map((market) => ({ ...market, orderIds: market.orderIds.map(String) })) }, 'could not ask the venue for open orders after the stop');
+      return { leftOpen: undefined, openCheck: { status: 'failed', reason, mayBeOpen } };
     }
+  };
+
+  /** Waits until the engine has nothing queued or unsettled, or `timeoutMs` of clock time passed. */
+  const drainEngine = async (timeoutMs: number): Promise<{ waitedMs: number; complete: boolean }> => {
+    const since = clock.now();
+    const idle = (stats: EngineStats) => stats.queued === 0 && stats.unresolved === 0;
+    const complete = await firstValueFrom(
+      race(
+        merge(engine.stats$, interval(100, clock.scheduler).pipe(map(() => engine.stats()))).pipe(
+          filter(idle),
+          map(() => true),
+        ),
+        timer(timeoutMs, clock.scheduler).pipe(map(() => false)),
+      ),
+    );
+    const waitedMs = clock.now() - since;
+    logger.info({ waitedMs, complete, ...(complete ? {} : { queued: engine.stats().queued, unresolved: engine.stats().unresolved }) }, 'drained the intents of the completed strategies');
+    return { waitedMs, complete };
   };
 
   return {
@@ -258,6 +317,7 @@ export function createTradingRuntime(params: TradingRuntimeParameters): TradingR
 
     async start() {
       started = true;
+      tracker.startRun(clock.now());
       await recording?.open();
       await session.start();
       streams.add(tracker.attach(engine));
@@ -300,13 +360,21 @@ export function createTradingRuntime(params: TradingRuntimeParameters): TradingR
       stopping ??= (async () => {
         const reason = stopReason === undefined ? undefined : describeStop(stopReason);
         for (const host of hosts) host.stop(reason);
+        // Completing is not giving up: what the strategies left queued goes out first, within a bound.
+        const drain = started && stopReason?.kind === 'completed' ? await drainEngine(params.drainTimeoutMs ?? DRAIN_TIMEOUT_MS) : undefined;
+        let dropped = 0;
+        const counting = engine.reports$.subscribe(({ fate }) => {
+          if ((fate.status === 'REFUSED' || fate.status === 'REJECTED') && fate.code === 'ENGINE_STOPPED') dropped += 1;
+        });
         const stats = await engine.stop({ cancelAll: true, timeoutMs: params.stopTimeoutMs ?? STOP_TIMEOUT_MS });
-        const leftOpen = started ? await openOrdersAfterStop() : undefined;
+        counting.unsubscribe();
+        const { leftOpen, openCheck } = started ? await openOrdersAfterStop() : { leftOpen: undefined, openCheck: { status: 'not-run' } as const };
         streams.unsubscribe();
         recording?.close('stopped');
         await transport.stop();
         session.stop();
-        return { stats, leftOpen };
+        if (drain !== undefined && dropped > 0) logger.warn({ dropped, drainedMs: drain.waitedMs }, 'the strategies completed, but intents they left were dropped unsent');
+        return { stats, leftOpen, openCheck, dropped, drain };
       })();
       return stopping;
     },

@@ -118,6 +118,8 @@ export interface RelayWsHub {
   connectionCount(): number;
   /** Outcomes tracked and not yet sent, over every connection. */
   pendingOutcomeCount(): number;
+  /** Per wallet: connections accepted, and the most outcomes ever pending on one of its connections. */
+  walletStats(wallet: Address): { readonly accepted: number; readonly maxPendingOutcomes: number };
   /** Drops every connection without a close frame (a fault: the clients see 1006). */
   dropAll(): void;
   /** Closes every connection with `code` and `reason` (a fault, e.g. 4008 PENDING_OUTCOME_LIMIT). */
@@ -366,9 +368,18 @@ export function createRelayWsHub(context: RelayWsHubContext, parameters: RelayWs
       return;
     }
     connection.pending.set(result.txHash, id);
+    const stats = statsOf(connection.wallet);
+    if (connection.pending.size > stats.maxPendingOutcomes) stats.maxPendingOutcomes = connection.pending.size;
     tracked.set(result.txHash, connection);
     respond(connection, id, submitAnswer(result), delayMs);
   };
+
+  const walletStats = new Map<Address, { accepted: number; maxPendingOutcomes: number }>();
+  function statsOf(wallet: Address): { accepted: number; maxPendingOutcomes: number } {
+    let stats = walletStats.get(wallet);
+    if (stats === undefined) walletStats.set(wallet, (stats = { accepted: 0, maxPendingOutcomes: 0 }));
+    return stats;
+  }
 
   const outcomesSubscription = venue.outcomes$.subscribe({
     next: onOutcome,
@@ -406,6 +417,7 @@ export function createRelayWsHub(context: RelayWsHubContext, parameters: RelayWs
       } else {
         byWallet.set(wallet, connection);
         connections.add(connection);
+        statsOf(wallet).accepted += 1;
         logger.info({ wallet }, 'relay ws connected');
       }
       return {
@@ -435,6 +447,10 @@ export function createRelayWsHub(context: RelayWsHubContext, parameters: RelayWs
 
     connectionCount: () => connections.size,
     // Per connection, as the 64-outcome limit counts: a delayed outcome is still pending until sent.
+    walletStats: (wallet) => {
+      const stats = walletStats.get(wallet.toLowerCase() as Address);
+      return { accepted: stats?.accepted ?? 0, maxPendingOutcomes: stats?.maxPendingOutcomes ?? 0 };
+    },
     pendingOutcomeCount: () => {
       let count = 0;
       for (const connection of connections) count += connection.pending.size;

@@ -12,8 +12,14 @@ import { createRelayWs } from './relay-ws.ts';
 import type { RelayWsHub } from './relay-ws-hub.ts';
 import { createSimService, type CreateSimServiceParameters } from './sim-service.ts';
 import type { FaultModel } from './fault-model.ts';
+import type { RawSimRequest, SimAnswer, SimDispatch } from './route-dispatch.ts';
 
-export type CreateSimServerParameters = CreateSimServiceParameters & { readonly clock: Clock; readonly logger: Logger };
+export type CreateSimServerParameters = CreateSimServiceParameters & {
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** Called with every HTTP answer (an access log; `clobbot chaos` counts rate limits with it). */
+  readonly onAnswer?: (request: Pick<RawSimRequest, 'method' | 'target' | 'ip'>, answer: SimAnswer) => void;
+};
 
 export interface StartParameters {
   /** 0 picks a free port. */
@@ -28,7 +34,7 @@ export interface SimServer {
   /** The venue's faults (the same as `/sim/faults`). */
   readonly faults: FaultModel;
   /** The relay WebSocket (connection and pending-outcome counts). */
-  readonly relayWs: Pick<RelayWsHub, 'connectionCount' | 'pendingOutcomeCount'>;
+  readonly relayWs: Pick<RelayWsHub, 'connectionCount' | 'pendingOutcomeCount' | 'walletStats'>;
   /** Starts the venue (blocks, background flow), then listens. Resolves with the base URL. */
   start(parameters: StartParameters): Promise<ListeningAddress>;
   /** Closes every WebSocket (1001) and connection, stops the flow and the blocks. Idempotent. */
@@ -47,7 +53,16 @@ export function createSimServer(parameters: CreateSimServerParameters): SimServe
   const { config, clock, logger } = parameters;
   const service = createSimService(parameters);
   const relayWs = createRelayWs({ hub: service.relayWs, clock, logger: logger.child({ component: 'relay-ws' }) }, { maxPayloadBytes: config.http.maxBodyBytes });
-  const http: HttpServer = createHttpServer({ dispatch: service.dispatch, upgrade: relayWs.upgrade, logger: logger.child({ component: 'http' }), clock });
+  const onAnswer = parameters.onAnswer;
+  const dispatch: SimDispatch =
+    onAnswer === undefined
+      ? service.dispatch
+      : async (request) => {
+          const answer = await service.dispatch(request);
+          onAnswer(request, answer);
+          return answer;
+        };
+  const http: HttpServer = createHttpServer({ dispatch, upgrade: relayWs.upgrade, logger: logger.child({ component: 'http' }), clock });
 
   let stopping: Promise<void> | undefined;
   return {

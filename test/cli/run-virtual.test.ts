@@ -71,7 +71,7 @@ describe('clobbot run --virtual', () => {
     expect(other.summary).not.toBe(first.summary);
 
     const parsed = JSON.parse(first.summary) as { version: number; elapsedMs: number; stop: { kind: string }; markets: { symbol: string; placed: number; fills: number; openAfterStop: number }[]; engine: { signed: number } };
-    expect(parsed.version).toBe(1);
+    expect(parsed.version).toBe(2);
     expect(parsed.elapsedMs).toBe(120_000);
     expect(parsed.stop.kind).toBe('duration');
     expect(parsed.markets[0]).toMatchObject({ symbol: 'MON_USDC', openAfterStop: 0 });

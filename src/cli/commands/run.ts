@@ -28,7 +28,8 @@ const usage = [
   '',
   'On network sim without venueUrl the local venue runs in-process; the account is funded and set up.',
   'SIGINT or SIGTERM stops the run: open orders are cancelled and their outcomes awaited, then a summary.',
-  'Exit 0 a clean run; 1 a strategy failed or orders were left open; 2 a mistake in the input.',
+  'Exit 0 a clean run; 1 a strategy failed, orders were left open or could not be checked after the stop, intents of',
+  'completed strategies were dropped, or another bot holds the wallet\'s journal; 2 a mistake in the input.',
 ].join('\n');
 
 const usageError = (message: string) => new BaseError('CLI_USAGE', `run: ${message}`, { details: { command: 'run' } });

@@ -21,8 +21,12 @@
  * driven from event to event (src/runtime/virtual-driver.ts): same code, same summary, no waiting.
  * Everything that reads a file or the network outside the venue happens before the clock starts.
  *
- * Exit: 0 a clean run; 1 a strategy failed, orders were left open, or the venue failed; 2 (thrown
- * BaseErrors) a mistake in the input.
+ * The journal's lock is taken before the venue is touched: a second bot on the wallet is refused
+ * (JOURNAL_LOCKED) before it signs in or opens a relay connection.
+ *
+ * Exit: 0 a clean run; 1 a strategy failed, orders were left open (RUN_ORDERS_LEFT_OPEN) or could not
+ * be checked after the stop (RUN_OPEN_ORDERS_UNKNOWN), completed strategies' intents were dropped
+ * (RUN_INTENTS_DROPPED), or the venue failed; 2 (thrown BaseErrors) a mistake in the input.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -57,9 +61,11 @@ import { runFileIssues } from './run-file-issues.ts';
 import { runMetricFamilies } from './run-metrics.ts';
 import { startMetricsServer } from './metrics-server.ts';
 import { describeStop, formatSeconds } from '../../runtime/stop-reason.ts';
-import { formatRunSummary, formatStatusLine } from './run-report.ts';
+import { describeMayBeOpen, formatRunSummary, formatStatusLine } from './run-report.ts';
 import { runSummaryJson } from './run-summary-json.ts';
 import { refuseEarlierJournal, virtualJournalFs, virtualRunProblem } from './virtual-run-rules.ts';
+import { nodeJournalFs } from '../../execution/journal.ts';
+import { lockRunJournal } from '../../runtime/run-journal-lock.ts';
 
 export const DEFAULT_JOURNAL_DIR = '.clobbot/journal';
 /** Status lines a minute: one every 20 s. */
@@ -242,6 +248,18 @@ async function runSession(io: CliIo, options: RunBotOptions, prepared: PreparedR
 
   let signals: ReturnType<typeof processStopSignal> | undefined;
   try {
+    // The journal's lock, before anything touches the venue: a second bot on this wallet is refused
+    // before it funds, signs in or opens a relay connection (which would replace the running bot's).
+    let journalDir = resolve(cwd, options.journalDir ?? DEFAULT_JOURNAL_DIR);
+    if ((wallet.kind === 'ephemeral' || virtual) && options.journalDir === undefined) {
+      // A fresh key is never used again, and a virtual run never restores a journal: nothing to keep.
+      const temp = mkdtempSync(join(tmpdir(), 'clobbot-journal-'));
+      journalDir = temp;
+      cleanups.push(() => rmSync(temp, { recursive: true, force: true }));
+    }
+    const journalLock = lockRunJournal({ fs: virtual ? virtualJournalFs : nodeJournalFs, now: () => clock.now() }, { dir: journalDir, network: networkName, wallet: wallet.address });
+    cleanups.push(() => journalLock.release());
+
     // 2. The venue and the account.
     const venue: VenueConnection =
       networkName === 'sim'
@@ -274,13 +292,6 @@ async function runSession(io: CliIo, options: RunBotOptions, prepared: PreparedR
     for (const strategy of strategies) out(`  strategy    ${strategy.name}: ${strategy.definition.name} (${strategy.module}) on ${strategy.markets.join(', ')}`);
 
     // 3. and 4. Feeds, relay, engine, strategies.
-    let journalDir = resolve(cwd, options.journalDir ?? DEFAULT_JOURNAL_DIR);
-    if ((wallet.kind === 'ephemeral' || virtual) && options.journalDir === undefined) {
-      // A fresh key is never used again, and a virtual run never restores a journal: nothing to keep.
-      const temp = mkdtempSync(join(tmpdir(), 'clobbot-journal-'));
-      journalDir = temp;
-      cleanups.push(() => rmSync(temp, { recursive: true, force: true }));
-    }
     const idleWarnMs = Math.min(DEFAULT_IDLE_WARN_MS, durationMs === undefined ? DEFAULT_IDLE_WARN_MS : Math.max(1_000, Math.floor(durationMs / 2)));
     const runtime = createTradingRuntime({
       venue,
@@ -357,12 +368,13 @@ async function runSession(io: CliIo, options: RunBotOptions, prepared: PreparedR
 
     // 5. Stop.
     stopped = await runtime.stop();
-    const { stats, leftOpen } = stopped;
+    const { stats, leftOpen, openCheck, drain, dropped } = stopped;
     const report = {
       elapsedMs,
       reason,
       markets: runtime.tracker.summary(),
       leftOpen,
+      openCheck,
       stats,
       strategies: runtime.hosts.map((host) => ({ name: host.name, tally: host.tally, completed: host.completed(), failed: host.failure()?.code })),
       marketData: runtime.marketData.timings,
@@ -373,12 +385,30 @@ async function runSession(io: CliIo, options: RunBotOptions, prepared: PreparedR
     for (const writer of runtime.recording?.writers.values() ?? []) out(`recorded ${writer.path}: ${writer.records.toLocaleString('en-US')} records, ${writer.bytes.toLocaleString('en-US')} bytes`);
     if (options.summaryFile !== undefined) writeFileSync(resolve(cwd, options.summaryFile), `${JSON.stringify(runSummaryJson(report), null, 2)}\n`);
     const left = leftOpen === undefined ? 0 : [...leftOpen.values()].reduce((sum, count) => sum + count, 0);
+    if (openCheck.status === 'failed') {
+      // A run that cannot prove its orders are closed did not end cleanly.
+      const error = new BaseError(
+        'RUN_OPEN_ORDERS_UNKNOWN',
+        `the venue could not be asked whether orders are still open after the stop (${openCheck.reason}); ${describeMayBeOpen(openCheck.mayBeOpen)}: check with clobbot account status --config ${options.file}`,
+      );
+      io.stderr.write(`error ${error.code}: ${scrubSecretText(error.message)}\n`);
+    }
     if (failure !== undefined) {
       io.stderr.write(`error ${failure.code}: ${scrubSecretText(failure.message)}\n`);
       return ExitCode.failure;
     }
     if (reason.kind === 'killed' && !USER_TRIGGERS.has(reason.trigger)) {
       io.stderr.write(`error RISK_KILL_SWITCH: ${scrubSecretText(reason.message)}\n`);
+      return ExitCode.failure;
+    }
+    if (openCheck.status === 'failed') return ExitCode.failure;
+    if (drain !== undefined && dropped > 0) {
+      // Every strategy completed, but not everything it asked for went out.
+      const error = new BaseError(
+        'RUN_INTENTS_DROPPED',
+        `every strategy completed, but ${dropped} ${dropped === 1 ? 'intent was' : 'intents were'} still queued or unsettled after ${formatSeconds(drain.waitedMs)} of draining and ${dropped === 1 ? 'was' : 'were'} dropped (ENGINE_STOPPED): the summary's strategy lines say which strategies they came from`,
+      );
+      io.stderr.write(`error ${error.code}: ${error.message}\n`);
       return ExitCode.failure;
     }
     if (left > 0) {

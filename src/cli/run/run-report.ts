@@ -6,10 +6,30 @@ import type { EngineStats } from '../../execution/execution-engine.ts';
 import type { MarketSummary } from '../../runtime/run-tracker.ts';
 import type { StrategyTally } from '../../runtime/strategy-host.ts';
 import { describeStop, formatSeconds, type StopReason } from '../../runtime/stop-reason.ts';
+import type { MayBeOpen, OpenOrdersCheck } from '../../runtime/trading-runtime.ts';
 
 /** `+1.5`, `-2`, `0`: signed decimal strings with an explicit sign. */
 export function signed(value: string): string {
   return value.startsWith('-') || value === '0' ? value : `+${value}`;
+}
+
+/**
+ * The engine's counts of this run's own requests: those of requests an earlier run signed (restored
+ * from the journal after a restart, `stats.carriedOver`) taken out, so the counts add up to at most
+ * what this run signed.
+ *
+ * @example ownStats({ ...stats, confirmed: 12, carriedOver: { confirmed: 2, reverted: 0, dropped: 1, reconciled: 3 } }).confirmed // 10
+ */
+export function ownStats(stats: EngineStats): EngineStats {
+  const carried = stats.carriedOver;
+  if (carried === undefined) return stats;
+  return {
+    ...stats,
+    confirmed: stats.confirmed - carried.confirmed,
+    reverted: stats.reverted - carried.reverted,
+    dropped: stats.dropped - carried.dropped,
+    reconciled: stats.reconciled - carried.reconciled,
+  };
 }
 
 /** `12:00:20` (UTC) of a clock time. */
@@ -31,7 +51,7 @@ export function formatStatusLine(nowMs: number, elapsedMs: number, markets: read
       `${market.symbol} mid ${market.mid ?? '-'} pos ${signed(market.position)} ${market.base} open ${market.openOrders} fills ${market.fills} ` +
       `pnl ${signed(market.netPnl)} ${market.quote} pending ${market.pending}`,
   );
-  const engine = stats === undefined ? '' : ` | signed ${stats.signed} confirmed ${stats.confirmed} reconnects ${stats.reconnects}`;
+  const engine = stats === undefined ? '' : ` | signed ${stats.signed} confirmed ${ownStats(stats).confirmed} reconnects ${stats.reconnects}`;
   return `${clockTime(nowMs)} +${Math.round(elapsedMs / 1000)} s ${parts.join('; ')}${engine}`;
 }
 
@@ -39,12 +59,30 @@ export interface RunSummaryInput {
   readonly elapsedMs: number;
   readonly reason: StopReason;
   readonly markets: readonly MarketSummary[];
-  /** Open orders the venue still lists per market after the stop (undefined: not checked). */
+  /** Open orders the venue still lists per market after the stop (undefined: not checked, see `openCheck`). */
   readonly leftOpen: ReadonlyMap<string, number> | undefined;
+  /** Whether the venue was asked for open orders after the stop; when it failed, why and what may be open. Default: not run. */
+  readonly openCheck?: OpenOrdersCheck;
   readonly stats: EngineStats | undefined;
   readonly strategies: readonly { readonly name: string; readonly tally: StrategyTally; readonly completed: boolean; readonly failed: string | undefined }[];
   /** Market-data calls per endpoint (their durations are wall time on a live run: not part of the summary). */
   readonly marketData?: ReadonlyMap<string, { readonly calls: number; readonly errors: number }>;
+}
+
+/**
+ * What may still be open when the venue could not be asked.
+ *
+ * @example describeMayBeOpen([{ symbol: 'MON_USDC', orderIds: [12n, 15n], withoutId: 0 }]) // 'may still be open: MON_USDC orders 12, 15'
+ */
+export function describeMayBeOpen(markets: readonly MayBeOpen[]): string {
+  const parts = markets
+    .filter((market) => market.orderIds.length > 0 || market.withoutId > 0)
+    .map((market) => {
+      const ids = market.orderIds.length === 0 ? [] : [`${market.orderIds.length === 1 ? 'order' : 'orders'} ${market.orderIds.join(', ')}`];
+      const unnamed = market.withoutId === 0 ? [] : [`${plural(market.withoutId, 'order')} not known by id yet`];
+      return `${market.symbol} ${[...ids, ...unnamed].join(' and ')}`;
+    });
+  return parts.length === 0 ? 'the engine knew of no open order, but the venue did not confirm it' : `may still be open: ${parts.join('; ')}`;
 }
 
 function plural(count: number, word: string, many = `${word}s`): string {
@@ -55,12 +93,13 @@ function plural(count: number, word: string, many = `${word}s`): string {
 export function formatRunSummary(input: RunSummaryInput): string {
   const lines: string[] = [];
   lines.push(`run summary: ${formatSeconds(input.elapsedMs)}, stopped because ${describeStop(input.reason)}`);
+  const checkFailed = input.openCheck?.status === 'failed';
   for (const market of input.markets) {
     const left = input.leftOpen?.get(market.symbol);
     lines.push(`  ${market.symbol}`);
     lines.push(
       `    orders      placed ${market.placed}, cancelled ${market.cancelled}, filled ${market.filled} (${plural(market.fills, 'fill')})` +
-        (left === undefined ? '' : `, open after stop ${left}`),
+        (left !== undefined ? `, open after stop ${left}` : checkFailed ? ', open after stop unknown (the check failed)' : ''),
     );
     lines.push(`    volume      ${market.volume} ${market.base} (${market.notional} ${market.quote})`);
     lines.push(`    fees        ${market.fees} ${market.quote}`);
@@ -74,12 +113,27 @@ export function formatRunSummary(input: RunSummaryInput): string {
         `max pending ${market.maxPending}`,
     );
   }
-  const stats = input.stats;
+  if (input.openCheck?.status === 'failed') lines.push(`  open orders check failed: ${input.openCheck.reason}; ${describeMayBeOpen(input.openCheck.mayBeOpen)}`);
+  const stats = input.stats === undefined ? undefined : ownStats(input.stats);
   if (stats !== undefined) {
     lines.push(
-      `  engine      signed ${stats.signed}, confirmed ${stats.confirmed}, reverted ${stats.reverted}${stats.staleSlotReverts === 0 ? '' : ` (${stats.staleSlotReverts} on a stale slot)`}, rejected ${stats.rejected}, refused ${stats.refused}, ` +
+      `  engine      signed ${stats.signed}, confirmed ${stats.confirmed}, reverted ${stats.reverted}${stats.staleSlotReverts === 0 ? '' : ` (${stats.staleSlotReverts} on a stale slot)`}, ${stats.dropped === 0 ? '' : `dropped ${stats.dropped}, `}rejected ${stats.rejected}, refused ${stats.refused}, ` +
         `superseded ${stats.superseded}; max pending outcomes ${stats.maxPendingOutcomes}, reconnects ${stats.reconnects}`,
     );
+  }
+  // What an earlier run left (after a restart): shown apart, never in this run's figures.
+  const carried = input.stats?.carriedOver;
+  const carriedRequests = carried === undefined ? 0 : carried.confirmed + carried.reverted + carried.dropped;
+  const carriedFills = input.markets.filter((market) => market.carriedOver.fills > 0);
+  if (carriedRequests > 0 || carriedFills.length > 0) {
+    const parts: string[] = [];
+    if (carried !== undefined && carriedRequests > 0) {
+      parts.push(`${plural(carriedRequests, 'request')} of an earlier run settled (confirmed ${carried.confirmed}, reverted ${carried.reverted}, dropped ${carried.dropped})`);
+    }
+    for (const market of carriedFills) {
+      parts.push(`${market.symbol} ${plural(market.carriedOver.fills, 'fill')} from before this run (${market.carriedOver.volume} ${market.base}, fees ${market.carriedOver.fees} ${market.quote})`);
+    }
+    lines.push(`  carried over ${parts.join('; ')}`);
   }
   for (const strategy of input.strategies) {
     const { tally } = strategy;

@@ -4,15 +4,26 @@
  * decimal strings, as printed). Nothing in it reads the wall clock: `elapsedMs` is the run's own
  * clock time, so two virtual runs of the same file, seed and code write the same bytes.
  */
-import type { RunSummaryInput } from './run-report.ts';
+import { ownStats, type RunSummaryInput } from './run-report.ts';
 import { describeStop } from '../../runtime/stop-reason.ts';
 
-/** The JSON summary's format version; bumped when a field changes meaning or goes. */
-export const RUN_SUMMARY_VERSION = 1;
+/** The JSON summary's format version; bumped when a field changes meaning or goes (2: a market's fills, volume and fees and the engine's counts are the run's own, what an earlier run left is `carriedOver`). */
+export const RUN_SUMMARY_VERSION = 2;
 
 /** Map entries as an object with sorted keys, so the JSON does not depend on insertion order. */
 function sortedObject<V>(entries: Iterable<readonly [string, V]>): Record<string, V> {
   return Object.fromEntries([...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/** `{status: 'checked'}`, `{status: 'not-run'}`, or `{status: 'failed', reason, mayBeOpen: [{symbol, orderIds, withoutId}]}` (ids as strings). */
+function openOrdersCheckJson(report: RunSummaryInput): unknown {
+  const check = report.openCheck ?? { status: 'not-run' };
+  if (check.status !== 'failed') return { status: check.status };
+  return {
+    status: 'failed',
+    reason: check.reason,
+    mayBeOpen: check.mayBeOpen.map((market) => ({ symbol: market.symbol, orderIds: market.orderIds.map(String), withoutId: market.withoutId })),
+  };
 }
 
 /**
@@ -28,7 +39,9 @@ export function runSummaryJson(report: RunSummaryInput): unknown {
       mid: market.mid ?? null,
       openAfterStop: report.leftOpen?.get(market.symbol) ?? null,
     })),
-    engine: report.stats ?? null,
+    openOrdersCheck: openOrdersCheckJson(report),
+    // This run's own counts; what an earlier run signed and this one settled is `carriedOver`.
+    engine: report.stats === undefined ? null : ownStats(report.stats),
     marketData: sortedObject([...(report.marketData ?? [])].map(([endpoint, { calls, errors }]) => [endpoint, { calls, errors }] as const)),
     strategies: report.strategies.map((strategy) => ({
       name: strategy.name,

@@ -1,0 +1,58 @@
+/**
+ * The reconciler's chain-reset rule (src/execution/reconciler.ts), which lets a run recover from a
+ * venue that restarted with its state wiped (test/runtime/venue-restart.test.ts): a request sent on a
+ * connection that closed, with no receipt, is settled as not executed only when the receipt of the
+ * transaction the venue last confirmed is gone too. A plain connection drop (the witness still there)
+ * settles nothing early, and a request not sent on a closed connection is never touched by it.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Hex } from '../../src/protocol/encoding.ts';
+import type { ReceiptReader } from '../../src/execution/execution-engine.ts';
+import { reconcilePass, TxEvidence, type ReconcileSubject } from '../../src/execution/reconciler.ts';
+
+const NOW = Date.UTC(2026, 0, 1, 0, 1);
+const hash = (n: number) => `0x${n.toString(16).padStart(64, '0')}` as Hex;
+const WITNESS = hash(1);
+const LOST = hash(2);
+
+/** Receipts of the transactions a chain holds. */
+function chainWith(held: readonly Hex[]): ReceiptReader {
+  return { receipt: (txHash) => Promise.resolve(held.includes(txHash as Hex) ? { success: true, blockNumber: 7n } : null) };
+}
+
+function subject(overrides: Partial<ReconcileSubject> = {}): ReconcileSubject {
+  return { requestId: 'r-lost', nonce: 5n, plan: undefined, signedAt: NOW - 5_000, deadlineMs: NOW + 55_000, txHash: LOST, sentOnClosedConnection: true, ...overrides };
+}
+
+async function verdictOf(receipts: ReceiptReader, of: ReconcileSubject, witness: Hex | undefined) {
+  const verdicts = await reconcilePass([of], {
+    receipts,
+    evidence: new TxEvidence(),
+    fence: undefined,
+    passStartedAt: NOW,
+    now: NOW,
+    rules: { graceMs: 10_000, eventLagMs: 3_000 },
+    ...(witness === undefined ? {} : { witness }),
+  });
+  return verdicts.get(of.requestId);
+}
+
+describe('reconciliation: a chain reset', () => {
+  it('settles a request of a closed connection as not executed when the witness is gone too', async () => {
+    const verdict = await verdictOf(chainWith([]), subject(), WITNESS);
+    expect(verdict).toEqual({ kind: 'not-executed', how: 'receipt', reason: expect.stringContaining('restarted with its state wiped') });
+  });
+
+  it('waits (unknown) while the witness is still on the chain: a dropped connection alone proves nothing', async () => {
+    expect(await verdictOf(chainWith([WITNESS]), subject(), WITNESS)).toEqual({ kind: 'unknown' });
+  });
+
+  it('waits without a witness, and for a request not sent on a closed connection', async () => {
+    expect(await verdictOf(chainWith([]), subject(), undefined)).toEqual({ kind: 'unknown' });
+    expect(await verdictOf(chainWith([]), subject({ sentOnClosedConnection: false }), WITNESS)).toEqual({ kind: 'unknown' });
+  });
+
+  it('takes a receipt of the request itself first', async () => {
+    expect(await verdictOf(chainWith([LOST]), subject(), WITNESS)).toMatchObject({ kind: 'executed', status: 'CONFIRMED', txHash: LOST, how: 'receipt' });
+  });
+});
