@@ -2,7 +2,7 @@
  * The safety refusals of the real `clobbot` command (bin/clobbot.js as a process): a key file that
  * its group or others can read, mainnet without its two opt-ins (`allowMainnet: true` in the run
  * file and `--allow-mainnet`), and a run file's values from the environment (an API key in a host's
- * path) in what `clobbot account` prints. Each refusal exits 2 with its message and no stack trace,
+ * path) in what `clobbot account` and `clobbot run` print. Each refusal exits 2 with its message and no stack trace,
  * never prints the key, and happens before anything is sent: every host of the run files is a
  * loopback listener that counts connections, and none comes.
  */
@@ -151,12 +151,14 @@ describe("clobbot account never prints a run file's value from the environment",
       hosts: `hosts: { exchangeUrl: "${host}/x/\${API_KEY}", userUrl: "${host}/u/\${API_KEY}", relayUrl: "${host}/r/\${API_KEY}", relayWsUrl: "${ws}/w/\${API_KEY}", rpcUrl: "${host}/rpc/\${API_KEY}" }`,
     });
     const sim = tmp.write('env-sim.yaml', ['network: sim', `venueUrl: "${host}/\${API_KEY}"`, `wallet: { privateKeyFile: ${key} }`, 'markets: [MON_USDC]', 'strategies:', `  - { name: mm, module: ${join(ROOT, 'strategies/market-maker.ts')}, markets: [MON_USDC] }`, 'risk: { maxPosition: "1", maxOrderSize: "1", maxNotional: "1" }'].join('\n'));
+    const simRunFile = tmp.write('env-sim-run.yaml', ['network: sim', `venueUrl: "${host}/\${API_KEY}"`, `simConfig: ${join(ROOT, 'config/sim.yaml')}`, `wallet: { privateKeyFile: ${key} }`, 'markets: [MON_USDC]', 'strategies:', `  - { name: mm, module: ${join(ROOT, 'strategies/market-maker.ts')}, markets: [MON_USDC], params: { levels: 1, spreadBps: 10, size: "1", maxInventory: "1" } }`, 'risk: { maxPosition: "1", maxOrderSize: "1", maxNotional: "1" }'].join('\n'));
     const contracts = ['--account-core', `0x${'11'.repeat(20)}`, '--delegate', `0x${'22'.repeat(20)}`];
     const before = connections;
-    const [status, setup, simStatus] = await Promise.all([
+    const [status, setup, simStatus, simRun] = await Promise.all([
       runCliProcess(['account', 'status', '--config', file], { cwd: tmp.dir, env: { ...env, API_KEY: secret } }),
       runCliProcess(['account', 'setup', '--config', file, ...contracts], { cwd: tmp.dir, env: { ...env, API_KEY: secret } }),
       runCliProcess(['account', 'status', '--config', sim], { cwd: tmp.dir, env: { ...env, API_KEY: secret } }),
+      runCliProcess(['run', simRunFile, '--journal-dir', join(tmp.dir, 'journal-env')], { cwd: tmp.dir, env: { ...env, API_KEY: secret } }),
     ]);
     // They did reach the hosts (which hung up), and said so, naming the relay.
     expect(connections - before).toBeGreaterThanOrEqual(2);
@@ -164,7 +166,8 @@ describe("clobbot account never prints a run file's value from the environment",
     expect(status.stdout + status.stderr).toMatch(/HTTP_UNAVAILABLE: .*\/u\/\[redacted\]\/api\/v2\//);
     expect(setup.stdout).toMatch(/^account setup on testnet \(chain 10143, relay .*\/r\/\[redacted\]\)\n/);
     expect(simStatus.stderr).toMatch(/^error HTTP_UNAVAILABLE: the local venue at \[redacted\] cannot be reached/);
-    for (const result of [status, setup, simStatus]) {
+    expect(simRun.stderr).toMatch(/error HTTP_UNAVAILABLE: the local venue at \[redacted\] cannot be reached/);
+    for (const result of [status, setup, simStatus, simRun]) {
       expect(result.code).toBe(1);
       expect(result.stdout + result.stderr).not.toContain(secret);
       expect(hasStackTrace(result.stderr)).toBe(false);

@@ -17,6 +17,7 @@
  * authNonce, whether the wallet can now trade.
  */
 import { BaseError } from '../../core/base-error.ts';
+import { scrubKnownSecrets } from '../../core/secrets.ts';
 import type { IdSource } from '../../core/ids.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { RandomSource } from '../../core/random.ts';
@@ -128,6 +129,8 @@ export async function connectSimVenue(params: ConnectSimVenueParameters): Promis
   }
   /** The venue runs in this process (on loopback or in-process), rather than at `venueUrl`. */
   const ours = config.venueUrl === undefined;
+  // A venueUrl from the environment (`${SIM_URL}`) may carry a credential: messages say it scrubbed.
+  const shownUrl = scrubKnownSecrets(venueUrl, source.secrets);
   const stop = async () => {
     await server?.stop();
     inProcess?.stop();
@@ -139,14 +142,14 @@ export async function connectSimVenue(params: ConnectSimVenueParameters): Promis
       info = await getSimInfo(context, venueUrl);
     } catch (error) {
       if (!ours && (isClientError(error, 'HTTP_UNAVAILABLE') || isClientError(error, 'HTTP_TIMEOUT'))) {
-        throw new BaseError('HTTP_UNAVAILABLE', `the local venue at ${venueUrl} cannot be reached: is \`clobbot sim\` running? (venueUrl in ${source.file})`, { cause: error });
+        throw new BaseError('HTTP_UNAVAILABLE', `the local venue at ${shownUrl} cannot be reached: is \`clobbot sim\` running? (venueUrl in ${source.file})`, { cause: error });
       }
       throw error;
     }
     const network = resolveRunNetwork(config, { network: 'sim', venueUrl, chainId: info.chainId });
     const symbols = config.markets.map(runMarketSymbol);
     const { specs, missing } = marketSpecsOf(info, symbols);
-    const where = ours ? simFile : venueUrl;
+    const where = ours ? simFile : shownUrl;
     if (missing.length > 0) {
       const listed = info.markets.map((market) => market.symbol).join(', ') || 'none';
       throw configError(
@@ -160,7 +163,7 @@ export async function connectSimVenue(params: ConnectSimVenueParameters): Promis
     const authNonce = runAuthNonce(config);
     const connection = (accountId: bigint, setup: string): VenueConnection => ({
       network,
-      where: inProcess ? 'in-process venue, no network' : `${ours ? 'in-process venue' : 'venue'} ${venueUrl}`,
+      where: inProcess ? 'in-process venue, no network' : `${ours ? 'in-process venue' : 'venue'} ${shownUrl}`,
       blockMs: info.blockMs,
       specs,
       accountId,
