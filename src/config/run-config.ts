@@ -241,6 +241,8 @@ const runConfigShape = z.strictObject({
       owner: configAddress.optional(),
       /** The signer-authorization epoch the intents are signed under (uint256; absent: 0, an account never revoked). */
       authNonce: integerUnits({ max: UINT256_MAX }).optional(),
+      /** Off the sim: the network's account-core contract, whose views give the balances and maker slots (the sim publishes its own). */
+      accountCore: configAddress.optional(),
     })
     .prefault({}),
   /** Symbols (sim: the venue publishes the markets) or whole markets (every other network). */

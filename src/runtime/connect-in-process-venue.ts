@@ -201,6 +201,7 @@ export async function connectInProcessVenue(params: ConnectInProcessVenueParamet
       accountId: done.accountId,
       owner: wallet.address,
       authNonce: 0n,
+      accountCore: info.contracts.accountCore,
       setup: `${done.funded}; delegated and granted TRADE (CONFIRMED in block ${done.blockNumber})`,
       transport: venue.transport,
       createSocket: venue.createSocket,

@@ -24,6 +24,7 @@ import { createMarketFeed, type MarketFeed } from '../market/create-market-feed.
 import type { LoadedStrategy } from '../strategy/load-strategy.ts';
 import type { OwnFill, StrategyMarket, TradingState } from '../strategy/strategy-context.ts';
 import { createExecutionEngine } from '../execution/create-execution-engine.ts';
+import { createChainReader } from '../clients/chain-reader.ts';
 import type { EngineStats, ExecutionEngine } from '../execution/execution-engine.ts';
 import type { JournalFs } from '../execution/journal.ts';
 import { createRelaySession, type RelaySession } from '../execution/relay-session.ts';
@@ -205,6 +206,7 @@ export function createTradingRuntime(params: TradingRuntimeParameters): TradingR
       transport,
       userData: createUserDataReader(context, { userUrl: network.hosts.userUrl!, owner: venue.owner }),
       receipts: createReceiptReader(context, { rpcUrl: network.hosts.rpcUrl! }),
+      ...(venue.accountCore === undefined ? {} : { chain: createChainReader(context, { rpcUrl: network.hosts.rpcUrl!, accountCore: venue.accountCore }) }),
       journalDir: params.journalDir,
       ...(params.journalFs === undefined ? {} : { journalFs: params.journalFs }),
       engine: config.engine,

@@ -24,6 +24,8 @@ export interface VenueConnection {
   readonly owner: Address;
   /** The signer-authorization epoch the run signs under. */
   readonly authNonce: bigint;
+  /** The account-core contract whose views the engine reads the account's balances and slots from; undefined: no chain reads. */
+  readonly accountCore: Address | undefined;
   /** What was done to make the wallet ready, for the run's header (`funded …; TRADE granted in block 7`). */
   readonly setup: string;
   /** How every HTTP client reaches the venue's hosts: fetch, or the in-process venue's dispatcher. */

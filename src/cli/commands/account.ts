@@ -73,7 +73,8 @@ const usage = [
   '  --owner-key-env <VAR>    setup: the environment variable holding the account owner\'s key',
   '  --owner-key-file <path>  setup: a file (mode 600) holding the account owner\'s key',
   '                           without either, the trading wallet owns its account (run file account.owner unset)',
-  '  --account-core <addr>    off the sim: the network\'s account-core contract (the sim publishes its own)',
+  '  --account-core <addr>    off the sim: the network\'s account-core contract (default: the run file\'s',
+  '                           account.accountCore; the sim publishes its own)',
   '  --delegate <addr>        off the sim: the network\'s trading-wallet delegate (EIP-7702)',
   '  --market <SYMBOL=addr>   off the sim, for a market listed by symbol only: its address, for the probe and the',
   '                           open orders (repeatable; a market given whole in the run file carries its own)',
@@ -184,7 +185,7 @@ async function prepare(
   let network: ResolvedNetwork;
   let venueUrl: string | undefined;
   let simInfo: SimInfo | undefined;
-  let accountCore = addressOption('account-core', values['account-core']);
+  let accountCore = addressOption('account-core', values['account-core']) ?? run.account.accountCore;
   let delegate = addressOption('delegate', values.delegate);
   const markets: MarketRef[] = [];
   const unknownMarkets: string[] = [];

@@ -129,6 +129,7 @@ export async function connectNetworkVenue(params: ConnectNetworkVenueParameters)
     accountId,
     owner,
     authNonce,
+    accountCore: config.account.accountCore,
     setup: `ready: delegated, TRADE on account ${accountId} under authNonce ${authNonce} (checked with the relay; nothing funded or set up by the run)`,
     transport: params.context.transport,
     stop: async () => undefined,

@@ -169,6 +169,7 @@ export async function connectSimVenue(params: ConnectSimVenueParameters): Promis
       accountId,
       owner,
       authNonce,
+      accountCore: info.contracts.accountCore,
       setup,
       transport: context.transport,
       ...(inProcess === undefined ? {} : { createSocket: inProcess.createSocket }),
