@@ -7,6 +7,12 @@
  * no answer came back (a timeout, a connection lost after sending), the result is returned as
  * UNKNOWN with code BROADCAST_RESULT_UNKNOWN, exactly what the relay itself says when it does not
  * know: reconcile by receipt before retrying. The JWT goes only into the Authorization header.
+ *
+ * Answers without the relay's shape, from whatever stands in front of it (docs/protocol.md "Faults"):
+ * a 429 (Binance's -1003 or any body) was refused unprocessed (RFC 6585), so it is returned as
+ * REJECTED RATE_LIMITED, retryable, with `retryAfterMs` from `Retry-After` (null without one); a
+ * 5xx says nothing of whether the relay broadcast the request, so it is UNKNOWN
+ * BROADCAST_RESULT_UNKNOWN: reconcile. A relay-shaped 429 without `retryAfterMs` takes `Retry-After`.
  */
 import { relayAuthFailureBodySchema } from '../protocol/error-bodies.ts';
 import type { JwtStore } from '../protocol/jwt-store.ts';
@@ -16,7 +22,7 @@ import { ClientError, isClientError } from './client-error.ts';
 import type { CallOptions } from './market-data-source.ts';
 import { RelayAuthError } from './relay-auth-client.ts';
 import { describeCall, parseValue, refusalText, tryParseJson, unexpectedAnswer } from './response-body.ts';
-import { NO_RETRY } from './retry-policy.ts';
+import { NO_RETRY, parseRetryAfterMs } from './retry-policy.ts';
 import { DEFAULT_TIMEOUT_MS, sendRequest, type ClientContext } from './send-request.ts';
 
 export interface RelayRestClientParameters {
@@ -33,9 +39,10 @@ export interface RelayRestClientParameters {
 export interface RelayRestClient {
   /**
    * Sends `request` once. Resolves with the relay's answer (BROADCAST, REJECTED or UNKNOWN, also for
-   * HTTP 4xx/5xx answers of that shape, and UNKNOWN when the answer was lost). Throws
-   * RELAY_NOT_AUTHENTICATED (no JWT), RelayAuthError (a 401 without the response shape),
-   * HTTP_UNAVAILABLE (not sent: the host could not be reached), HTTP_ABORTED.
+   * HTTP 4xx/5xx answers of that shape), UNKNOWN when the answer was lost or was a 5xx without that
+   * shape, REJECTED RATE_LIMITED for a 429 without it. Throws RELAY_NOT_AUTHENTICATED (no JWT),
+   * RelayAuthError (a 401 without the response shape), HTTP_UNAVAILABLE (not sent: the host could
+   * not be reached), HTTP_ABORTED, and a typed error for any other answer it cannot read.
    */
   send(request: RelayRestRequest, options?: CallOptions): Promise<RelayRestResponse>;
 }
@@ -49,6 +56,21 @@ function unknownOutcome(request: RelayRestRequest, why: string): FailedResponse 
     message: `${why}: the request may have been broadcast; reconcile before retrying`,
     retryable: false,
     retryAfterMs: null,
+    candidateTxHash: null,
+    sponsorAddress: null,
+    sponsorNonce: null,
+  };
+}
+
+/** REJECTED RATE_LIMITED for a 429 that did not come in the relay's shape: refused before it was processed. */
+function rateLimited(request: RelayRestRequest, retryAfterMs: number | undefined, text: string): FailedResponse {
+  return {
+    requestId: request.requestId,
+    status: 'REJECTED',
+    code: 'RATE_LIMITED',
+    message: `HTTP 429 (${text}): not processed; retry after ${retryAfterMs === undefined ? 'a while' : `${retryAfterMs} ms`}`,
+    retryable: true,
+    retryAfterMs: retryAfterMs ?? null,
     candidateTxHash: null,
     sponsorAddress: null,
     sponsorNonce: null,
@@ -99,11 +121,16 @@ export function createRelayRestClient(context: ClientContext, params: RelayRestC
         throw error;
       }
       const json = tryParseJson(response.text);
+      const retryAfterMs = response.status === 429 ? parseRetryAfterMs(response.headers['retry-after'], context.clock.now()) : undefined;
       if (typeof json === 'object' && json !== null && 'status' in json) {
         // The relay's own refusals (413, 500, a body it could not read) carry `requestId: null`.
         const withId = (json as Record<string, unknown>)['requestId'] === null ? { ...json, requestId: request.requestId } : json;
-        return parseValue(withId, { schema: relayRestResponseSchema, where });
+        const answer = parseValue(withId, { schema: relayRestResponseSchema, where });
+        if (answer.status === 'REJECTED' && answer.retryAfterMs === null && retryAfterMs !== undefined) return { ...answer, retryAfterMs };
+        return answer;
       }
+      if (response.status === 429) return rateLimited(request, retryAfterMs, refusalText(response.text));
+      if (response.status >= 500) return unknownOutcome(request, `HTTP ${response.status} without the relay's answer (${refusalText(response.text)})`);
       const auth = relayAuthFailureBodySchema.safeParse(json);
       if (auth.success) {
         throw new RelayAuthError(`${where}: ${auth.data.code}: ${refusalText(response.text)}`, {

@@ -29,6 +29,20 @@ const settingFields = {
   rejectResponseRate: rate,
   /** Extra delay of the answer to every relay submission, REST or WebSocket (ms); the request is handled at once. */
   relayDelayMs: delay,
+  /**
+   * Fraction of relay submissions rate limited by the HTTP edge in front of the relay, never reaching
+   * the venue: `POST /relay` gets HTTP 429 -1003 with `Retry-After`, a WebSocket request REJECTED
+   * RATE_LIMITED with `retryAfterMs` (docs/protocol.md "Faults").
+   */
+  relayRateLimitRate: rate,
+  /** The `Retry-After` (seconds) of those 429s; `retryAfterMs` is this × 1000 on the WebSocket. */
+  relayRetryAfterSec: intInRange(1, 3600),
+  /**
+   * Fraction of relay submissions failed by the HTTP edge, never reaching the venue: `POST /relay`
+   * gets HTTP 500, 502 or 503 (one in three each) with Binance's body, a WebSocket request REJECTED
+   * INTERNAL_ERROR.
+   */
+  relayServerErrorRate: rate,
   /** Fraction of market-data requests answered with HTTP 5xx. */
   marketDataErrorRate: rate,
   /** Fraction of market-data requests answered HTTP 429 -1003 with `Retry-After`. */
@@ -51,6 +65,9 @@ export const FAULTS_OFF = Object.freeze({
   unknownResponseRate: 0,
   rejectResponseRate: 0,
   relayDelayMs: 0,
+  relayRateLimitRate: 0,
+  relayRetryAfterSec: 1,
+  relayServerErrorRate: 0,
   marketDataErrorRate: 0,
   marketDataRateLimitRate: 0,
   marketDataRetryAfterSec: 1,
@@ -75,7 +92,8 @@ const count = intInRange(1, 1_000_000).default(1);
  * zod: one fault action, applied at once. Counted actions touch the next `count` relay submissions,
  * outcomes, market-data requests or order events, in arrival order, before the standing rates are
  * drawn. The outcome actions (withhold, delay, duplicate, reorder) share one queue: each outcome
- * takes at most one of them, in the order they were applied.
+ * takes at most one of them, in the order they were applied. So do the refusals of a submission
+ * before it reaches the venue (answer-rejected, rate-limit-relay, fail-relay).
  */
 export const faultActionSchema = z.discriminatedUnion('action', [
   /** Cut every relay WebSocket without a close frame (the client sees 1006). */
@@ -104,6 +122,17 @@ export const faultActionSchema = z.discriminatedUnion('action', [
     code: z.enum(['INTERNAL_ERROR', 'RATE_LIMITED']).default('INTERNAL_ERROR'),
     retryAfterMs: intInRange(0, 600_000).default(1000),
   }),
+  /**
+   * Submissions rate limited by the HTTP edge in front of the relay, never reaching the venue:
+   * `POST /relay` HTTP 429 -1003 with `Retry-After: retryAfterSec`, a WebSocket request REJECTED
+   * RATE_LIMITED with `retryAfterMs` = retryAfterSec × 1000.
+   */
+  z.strictObject({ action: z.literal('rate-limit-relay'), count, retryAfterSec: intInRange(1, 3600).default(1) }),
+  /**
+   * Submissions failed by the HTTP edge, never reaching the venue: `POST /relay` HTTP `status` with
+   * Binance's body (-1000 for 500, -1001 for 502 and 503), a WebSocket request REJECTED INTERNAL_ERROR.
+   */
+  z.strictObject({ action: z.literal('fail-relay'), count, status: z.union([z.literal(500), z.literal(502), z.literal(503)]).default(503) }),
   z.strictObject({ action: z.literal('fail-market-data'), count, status: z.union([z.literal(500), z.literal(503)]).default(503) }),
   z.strictObject({ action: z.literal('rate-limit-market-data'), count, retryAfterSec: intInRange(1, 3600).default(1) }),
   /** Changes some standing settings (the same as `POST /sim/faults`). */

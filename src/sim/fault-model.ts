@@ -9,9 +9,9 @@
  * - One-shot actions (`apply`, `POST /sim/faults/actions`): connection events (drop every relay
  *   WebSocket, close them with 4008, expire the JWTs issued so far) go out at once on `events$`;
  *   counted actions (withhold, delay, duplicate or reorder the next N outcomes, answer the next N
- *   submissions UNKNOWN or REJECTED, fail the next N market-data requests with 5xx or 429, show the
- *   next N order events late) wait in queues, taken in the order applied and before any rate is
- *   drawn.
+ *   submissions UNKNOWN or REJECTED, or refuse them at the HTTP edge with 429 or 5xx, fail the next
+ *   N market-data requests with 5xx or 429, show the next N order events late) wait in queues, taken
+ *   in the order applied and before any rate is drawn.
  * - A fault script (`schedule`): actions at times after a start, on the clock's scheduler, so on a
  *   VirtualClock "drop the connection at t = 12.4 s" happens exactly then.
  */
@@ -64,12 +64,25 @@ interface QueuedOrderEventDelay {
   readonly appliedAtMs: number;
 }
 
-/** A relay submission refused before it is broadcast. */
+/**
+ * A relay submission refused before it reaches the venue (nothing executed, no nonce used). `code`
+ * and `retryAfterMs` are the relay's REJECTED answer, which a WebSocket request always gets; with
+ * `edgeStatus` the refusal comes from the HTTP edge in front of the relay, and `POST /relay` gets
+ * that bare status instead (429 -1003 with `Retry-After`, or 500/502/503 with Binance's body).
+ */
 export interface RelayRejection {
   readonly code: 'INTERNAL_ERROR' | 'RATE_LIMITED';
   /** For RATE_LIMITED: when to try again; null otherwise. */
   readonly retryAfterMs: number | null;
+  /** Present only for an edge refusal: 429 (with `code` RATE_LIMITED) or 500, 502, 503 (INTERNAL_ERROR). */
+  readonly edgeStatus?: RelayEdgeStatus;
 }
+
+/** The HTTP statuses the edge in front of the relay answers with. */
+export type RelayEdgeStatus = 429 | 500 | 502 | 503;
+
+/** The server errors `relayServerErrorRate` draws from, evenly. */
+const RELAY_EDGE_ERRORS = [500, 502, 503] as const;
 
 /** A market-data request answered with a server failure or a rate limit instead of its data. */
 export type MarketDataFailure = { readonly status: 500 | 503 } | { readonly status: 429; readonly retryAfterSec: number };
@@ -94,6 +107,7 @@ export interface PendingFaults {
 
 /** What `POST /relay` asks of the faults. */
 export interface RelayRestFaultReader {
+  /** Whether a submission is refused before it reaches the venue (by the relay, or by the edge in front of it), and how. */
   relayRejection(): RelayRejection | undefined;
   /** Whether a BROADCAST submission is answered UNKNOWN. */
   relayUnknown(): boolean;
@@ -254,6 +268,12 @@ export function createFaultModel(params: CreateFaultModelParameters): FaultModel
       case 'answer-rejected':
         rejections.push(action.count, { code: action.code, retryAfterMs: action.code === 'RATE_LIMITED' ? action.retryAfterMs : null });
         return;
+      case 'rate-limit-relay':
+        rejections.push(action.count, { code: 'RATE_LIMITED', retryAfterMs: action.retryAfterSec * 1000, edgeStatus: 429 });
+        return;
+      case 'fail-relay':
+        rejections.push(action.count, { code: 'INTERNAL_ERROR', retryAfterMs: null, edgeStatus: action.status });
+        return;
       case 'fail-market-data':
         marketData.push(action.count, { status: action.status });
         return;
@@ -318,7 +338,13 @@ export function createFaultModel(params: CreateFaultModelParameters): FaultModel
     relayRejection() {
       const queued = rejections.take();
       if (queued !== undefined) return queued;
-      return chance(current().rejectResponseRate) ? { code: 'INTERNAL_ERROR', retryAfterMs: null } : undefined;
+      const settings = current();
+      // The edge stands in front of the relay: its refusals are drawn first.
+      if (chance(settings.relayRateLimitRate)) return { code: 'RATE_LIMITED', retryAfterMs: settings.relayRetryAfterSec * 1000, edgeStatus: 429 };
+      if (chance(settings.relayServerErrorRate)) {
+        return { code: 'INTERNAL_ERROR', retryAfterMs: null, edgeStatus: RELAY_EDGE_ERRORS[Math.min(2, Math.floor(random.next() * 3))]! };
+      }
+      return chance(settings.rejectResponseRate) ? { code: 'INTERNAL_ERROR', retryAfterMs: null } : undefined;
     },
 
     relayUnknown: () => unknowns.take() === true || chance(current().unknownResponseRate),

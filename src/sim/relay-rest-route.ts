@@ -9,13 +9,19 @@
  * transactions are not tracked: a REST client reconciles by receipt.
  *
  * Faults (asked of the fault model, fault-model.ts): a request may be answered REJECTED without
- * being sent, a broadcast one UNKNOWN, and every answer may leave `relayDelayMs` late.
+ * being sent, a broadcast one UNKNOWN, and every answer may leave `relayDelayMs` late. A request
+ * refused by the HTTP edge in front of the relay (`rate-limit-relay`, `fail-relay` and their rates)
+ * gets that edge's bare answer instead, in the Binance shape of the other hosts: HTTP 429 -1003
+ * with `Retry-After`, or 500 (-1000), 502 or 503 (-1001); nothing reaches the venue. Every 429
+ * carries `Retry-After` in whole seconds (the relay's own RATE_LIMITED too: its `retryAfterMs`
+ * rounded up).
  */
 import type { Logger } from '../core/logger.ts';
-import { RelayErrorCode, type RelayErrorCodeName } from '../protocol/constants.ts';
+import { MarketErrorCode, RelayErrorCode, type RelayErrorCodeName } from '../protocol/constants.ts';
+import type { MarketDataErrorBody } from '../protocol/error-bodies.ts';
 import { parseRelayRestRequest } from '../protocol/relay-request.ts';
 import type { SimVenue, SubmitResult } from '../venue/sim-venue.ts';
-import type { RelayRejection, RelayRestFaultReader } from './fault-model.ts';
+import type { RelayEdgeStatus, RelayRejection, RelayRestFaultReader } from './fault-model.ts';
 import type { SimFailure, SimRequest, SimResponse, SimRoute } from './http-types.ts';
 import type { RelayAuth } from './relay-auth-routes.ts';
 
@@ -51,6 +57,22 @@ export function rejectedByFault(rejection: RelayRejection): ImmediateAnswer {
   return rejection.code === 'RATE_LIMITED'
     ? rejected('RATE_LIMITED', `too many requests: retry after ${rejection.retryAfterMs ?? 0} ms`, rejection.retryAfterMs ?? 0)
     : rejected('INTERNAL_ERROR', 'the relay failed before broadcasting: the request was not sent');
+}
+
+/**
+ * The bodies of the HTTP edge in front of the relay (ours: the Binance shape of the market-data
+ * host, whose edge it is too; -1003 "Too many requests queued." is one of Binance's texts).
+ */
+export const RELAY_EDGE_BODIES = {
+  429: { code: MarketErrorCode.TOO_MANY_REQUESTS, msg: 'Too many requests queued.' },
+  500: { code: MarketErrorCode.UNKNOWN, msg: 'An unknown error occurred while processing the request.' },
+  502: { code: MarketErrorCode.DISCONNECTED, msg: 'Internal error; unable to process your request. Please try again.' },
+  503: { code: MarketErrorCode.DISCONNECTED, msg: 'Internal error; unable to process your request. Please try again.' },
+} as const satisfies Record<RelayEdgeStatus, MarketDataErrorBody>;
+
+/** `Retry-After` of a 429 in whole seconds, rounded up (absent without a wait). */
+function retryAfterHeader(status: number, retryAfterMs: unknown): Readonly<Record<string, string>> | undefined {
+  return status === 429 && typeof retryAfterMs === 'number' ? { 'Retry-After': String(Math.ceil(retryAfterMs / 1000)) } : undefined;
 }
 
 /**
@@ -128,11 +150,15 @@ export interface RelayRestRouteContext {
  */
 export function relayRestRoute(context: RelayRestRouteContext): SimRoute {
   const { venue, auth, logger, faults } = context;
-  const reply = (requestId: string | null, answer: ImmediateAnswer, delayMs = 0): SimResponse => ({
-    status: answer.status,
-    body: { requestId, ...answer.fields },
-    ...(delayMs > 0 ? { delayMs } : {}),
-  });
+  const reply = (requestId: string | null, answer: ImmediateAnswer, delayMs = 0): SimResponse => {
+    const headers = retryAfterHeader(answer.status, answer.fields['retryAfterMs']);
+    return { status: answer.status, ...(headers === undefined ? {} : { headers }), body: { requestId, ...answer.fields }, ...(delayMs > 0 ? { delayMs } : {}) };
+  };
+  /** The edge's own answer: a bare status with its Binance body, no relay fields. */
+  const edgeReply = (rejection: RelayRejection & { readonly edgeStatus: RelayEdgeStatus }, delayMs: number): SimResponse => {
+    const headers = retryAfterHeader(rejection.edgeStatus, rejection.retryAfterMs);
+    return { status: rejection.edgeStatus, ...(headers === undefined ? {} : { headers }), body: RELAY_EDGE_BODIES[rejection.edgeStatus], ...(delayMs > 0 ? { delayMs } : {}) };
+  };
   const handler = async (request: SimRequest): Promise<SimResponse> => {
     // A token in the URL (access_token=…) would be logged and cached on the way: any query is refused
     // before the header is looked at, as on the WebSocket, so no URL token is ever accepted.
@@ -148,7 +174,11 @@ export function relayRestRoute(context: RelayRestRouteContext): SimRoute {
     // A slow relay: the request is handled now, its answer leaves late (a client may time out first).
     const delayMs = faults.relayDelayMs();
     const rejection = faults.relayRejection();
-    if (rejection !== undefined) return reply(requestId, rejectedByFault(rejection), delayMs);
+    if (rejection !== undefined) {
+      logger.debug({ requestId, method: call.method, wallet, code: rejection.code, edgeStatus: rejection.edgeStatus }, 'relay request refused (fault)');
+      if (rejection.edgeStatus !== undefined) return edgeReply({ ...rejection, edgeStatus: rejection.edgeStatus }, delayMs);
+      return reply(requestId, rejectedByFault(rejection), delayMs);
+    }
     const result = await venue.submit(wallet, call, authorization7702);
     const unknown = result.status === 'BROADCAST' && faults.relayUnknown();
     logger.debug({ requestId, method: call.method, wallet, status: unknown ? 'UNKNOWN' : result.status }, 'relay request');

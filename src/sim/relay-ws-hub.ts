@@ -31,7 +31,9 @@
  *   submission may leave `relayDelayMs` late (a slow relay: later frames and a close wait behind it,
  *   as on one stream, and no frame is handled while a close waits); a request that
  *   passed the checks above may be answered REJECTED without reaching the venue (the nonce does not
- *   move), and a broadcast one UNKNOWN `BROADCAST_RESULT_UNKNOWN` with `candidateTxHash`, not tracked.
+ *   move; a refusal by the HTTP edge, which `POST /relay` answers with a bare 429 or 5xx, is REJECTED
+ *   RATE_LIMITED with `retryAfterMs` or INTERNAL_ERROR here: a frame has no status line), and a
+ *   broadcast one UNKNOWN `BROADCAST_RESULT_UNKNOWN` with `candidateTxHash`, not tracked.
  *
  * Why one file of this size: the upgrade, the per-connection frame order, the pending-outcome cap
  * and the outcome faults all act on one connection's ordered stream of frames; split, each part
