@@ -120,14 +120,18 @@ class CursorState {
   /** The events not delivered before (oldest first), now marked delivered. */
   accept(events: Iterable<OrderEvent>): ReceivedOrderEvent[] {
     const fresh: ReceivedOrderEvent[] = [];
+    const keys = new Set<string>();
     for (const event of events) {
       const key = orderEventKey(event);
-      if (this.#seen.has(key)) continue;
+      if (this.#seen.has(key) || keys.has(key)) continue;
       const timeMs = eventTimeMs(event);
       if (secondOf(timeMs) < this.#floor) continue;
-      this.#seen.set(key, secondOf(timeMs));
+      // May throw (a precision of 0): mark nothing seen until every event of the page converted,
+      // or a retry of the reader would skip the good events before the bad one.
       fresh.push({ event, key, timeMs, amounts: orderEventAmounts(event) });
+      keys.add(key);
     }
+    for (const item of fresh) this.#seen.set(item.key, secondOf(item.timeMs));
     // Servers sort newest first; deliver oldest first, keeping the server's order within one time.
     fresh.reverse();
     return fresh.sort((a, b) => a.timeMs - b.timeMs);

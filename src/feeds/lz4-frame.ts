@@ -20,6 +20,11 @@ const MIN_MATCH = 4;
 const UNCOMPRESSED = 0x80000000;
 /** Copies shorter than this go byte by byte: a typed-array copy (and its subarray) costs more. */
 const SHORT_COPY = 32;
+/**
+ * LZ4 turns one input byte into at most 255 output bytes (a match-length byte), so no frame decodes
+ * to more than this many times its own length: a larger stated size is damage, refused unallocated.
+ */
+export const LZ4_MAX_EXPANSION = 256;
 
 /** Why a frame cannot be decoded. */
 export class Lz4FrameError extends Error {
@@ -130,6 +135,7 @@ export function decodeLz4Frame(src: Uint8Array, expectedLength?: number): Uint8A
   at += 1;
   const size = contentSize ?? expectedLength;
   if (size === undefined) throw new Lz4FrameError('frame states no content size');
+  if (size > src.length * LZ4_MAX_EXPANSION) throw new Lz4FrameError(`content size ${size} is more than a ${src.length}-byte frame can hold`);
   if (expectedLength !== undefined && contentSize !== undefined && contentSize !== expectedLength) throw new Lz4FrameError(`content size ${contentSize} is not the expected ${expectedLength}`);
   const out = new Uint8Array(size);
   let written = 0;

@@ -30,6 +30,15 @@ export interface RawRecordAt extends RawRecord {
 
 const CHUNK = 1 << 20;
 
+/** A record's meta as JSON, undefined when it is not: its checksum holds, but it may have been written so. */
+function metaJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
 /** True when the file starts like a raw recording. */
 export function looksLikeRawFeed(firstBytes: string): boolean {
   return HEADER_PREFIX.test(firstBytes.slice(0, 80));
@@ -88,7 +97,8 @@ export function openRawFeed(path: string): { readonly header: RawHeader; readonl
   }
   const headerRecord = decodeRawRecord(first);
   if (typeof headerRecord === 'string') throw damaged(`the header record fails its ${headerRecord}`);
-  const json = JSON.parse(headerRecord.meta) as { version?: unknown };
+  const json = metaJson(headerRecord.meta) as { version?: unknown } | undefined;
+  if (typeof json !== 'object' || json === null) throw damaged('the header record’s metadata is not a JSON object');
   if (typeof json.version === 'number' && json.version > RAW_FEED_VERSION) {
     closeSync(fd);
     throw new BaseError('FEED_VERSION_UNSUPPORTED', `${path}: raw recording version ${json.version}; this clobbot reads up to ${RAW_FEED_VERSION}`, { details: { path } });
@@ -110,8 +120,11 @@ export function openRawFeed(path: string): { readonly header: RawHeader; readonl
           if (typeof record === 'string') throw damaged(record === 'checksum' ? 'the record fails its checksum (the file was changed or damaged)' : 'not a record');
           records += 1;
           lastAtMs = record.atMs;
-          if (record.kind === 'end') closed = (JSON.parse(record.meta) as { reason?: string }).reason ?? 'closed';
-          else yield { ...record, line };
+          if (record.kind === 'end') {
+            const meta = metaJson(record.meta) as { reason?: unknown } | undefined;
+            if (typeof meta !== 'object' || meta === null) throw damaged('the end record’s metadata is not a JSON object');
+            closed = typeof meta.reason === 'string' ? meta.reason : 'closed';
+          } else yield { ...record, line };
         }
         done = true;
       } finally {

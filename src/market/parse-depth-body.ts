@@ -70,6 +70,11 @@ class DepthBodyParser {
     for (;;) {
       const c = text.charCodeAt(pos);
       if (Number.isNaN(c)) this.invalidJson('unterminated string');
+      // JSON forbids raw control characters in strings; JSON.parse would refuse this body.
+      if (c < Char.Space) {
+        this.pos = pos;
+        this.invalidJson('control character in a string');
+      }
       if (c === Char.Backslash) {
         escaped = true;
         pos += 2;

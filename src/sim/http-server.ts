@@ -125,6 +125,28 @@ export function createHttpServer(params: CreateHttpServerParameters): HttpServer
       }
     });
   });
+  // Requests node:http cannot parse (a bad request line or header, headers over its limit) get the
+  // server's own JSON body too, not node's bare status line (docs/protocol.md "Limits").
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (!socket.writable || error.code === 'ECONNRESET') {
+      socket.destroy();
+      return;
+    }
+    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+    const status = tooLarge ? 431 : 400;
+    // The shape of the dispatcher's own 404 and 405 answers.
+    const body = JSON.stringify({ code: -1, msg: tooLarge ? 'Request header fields too large.' : 'Bad request.' });
+    socket.end(
+      `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nConnection: close\r\nContent-Type: ${JSON_CONTENT_TYPE}\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+  });
+  // node:http hands CONNECT to this event alone and drops the socket when nothing listens: answer it.
+  server.on('connect', (_request: IncomingMessage, socket: Duplex) => {
+    const body = JSON.stringify({ code: -1, msg: 'Method not allowed.' });
+    socket.on('error', () => undefined);
+    socket.end(`HTTP/1.1 405 Method Not Allowed\r\nConnection: close\r\nContent-Type: ${JSON_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  });
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));

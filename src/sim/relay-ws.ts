@@ -76,6 +76,10 @@ function peerOf(ws: WebSocket): RelayPeer {
 export function createRelayWs(context: RelayWsContext, parameters: RelayWsParameters): RelayWs {
   const { hub, clock, logger } = context;
   const wss = new WebSocketServer({ noServer: true, maxPayload: parameters.maxPayloadBytes, perMessageDeflate: false, clientTracking: false });
+  // ws answers a broken handshake (method, key, version, protocols) in plain text: answer with the relay error body.
+  wss.on('wsClientError', (error: Error, socket: Duplex, request: IncomingMessage) => {
+    refuse(socket, { ok: false, status: request.method === 'GET' ? 400 : 405, body: { code: 'INVALID_REQUEST', message: `WebSocket handshake: ${error.message}`, retryable: false } });
+  });
   const sockets = new Set<WebSocket>();
   let stopped = false;
 
