@@ -966,7 +966,8 @@ class Engine implements ExecutionEngine {
     this.#count.rejected += 1;
     // A relay that checks expected ids before sending says what a revert would: the view is stale.
     if (code === STALE_SLOT_CODE) this.#onStaleView(req);
-    else this.killSwitch.recordFailure();
+    // A rate limit with its wait is the venue pacing the bot, not a failure: the intent goes again after it.
+    else if (!(code === 'RATE_LIMITED' && retryable)) this.killSwitch.recordFailure();
     this.#finish(req, { how: 'rejected', status: 'REJECTED', reason: short(`${code}: ${message}`, 1024) });
     this.#portfolio.applyOutcome(req.requestId, 'REJECTED');
     const ticket = req.ticket;

@@ -29,9 +29,11 @@ import {
   tempJournalDir,
   venueOrderIds,
   WALLET,
+  TEST_RISK,
   type EngineSetup,
   type EngineVenue,
 } from './engine-support.ts';
+import type { FaultActionInput } from '../../src/config/fault-config.ts';
 
 let v: EngineVenue | undefined;
 let setup: EngineSetup | undefined;
@@ -143,6 +145,29 @@ describe('execution engine under relay edge faults', () => {
       expect(retry.signedAgainAt! - retry.refusedAt, retry.purpose).toBeGreaterThanOrEqual(retry.retryAfterMs!);
     }
     await run(world, async () => expect(venueOrderIds(world, market)).toEqual([]));
+  });
+
+  it('a rate limit with its wait paces the bot: it does not count toward the error-rate kill switch, a server error does', async () => {
+    const world = (v = await startEngineVenue({ blockMs: 50 }));
+    tmp = tempJournalDir();
+    const trips = (faults: FaultActionInput, count: number) => {
+      setup = engineOn(world, tmp!.dir, { overrides: { risk: { ...TEST_RISK, killSwitch: { maxErrorRate: 0.2 } } } });
+      const { engine } = setup;
+      return run(world, async () => {
+        await engine.start();
+        world.service.faults.apply(faults);
+        let price = 240_000n;
+        const fates: Promise<IntentFate>[] = [];
+        for (let i = 0; i < count; i++) fates.push(engine.submit(placeIntent(world.market.address, [buy((price -= 10n), 100n, 'IOC')], `ioc-${price}`)));
+        await Promise.all(fates);
+        const tripped = engine.killSwitch.isTripped();
+        await engine.stop({ timeoutMs: 10_000 });
+        return tripped;
+      });
+    };
+    // 12 of 30 submissions refused: 40 % of the window, twice the 20 % error rate.
+    expect(await trips({ action: 'rate-limit-relay', count: 12, retryAfterSec: 1 }, 30)).toBe(false);
+    expect(await trips({ action: 'answer-rejected', count: 12 }, 30)).toBe(true);
   });
 
   it('over REST: a 429 is signed again after its Retry-After and confirmed once; a 5xx is reconciled and found not executed', async () => {
