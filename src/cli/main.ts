@@ -8,6 +8,7 @@ import { scrubSecretText } from '../core/secrets.ts';
 import { processIo, type CliIo } from './cli-io.ts';
 import { ExitCode, type Command } from './command.ts';
 import { accountCommand } from './commands/account.ts';
+import { chaosCommand } from './commands/chaos.ts';
 import { formatUsage, helpCommand } from './commands/help.ts';
 import { marketCommand } from './commands/market.ts';
 import { backtestCommand } from './commands/backtest.ts';
@@ -20,7 +21,7 @@ import { startCommand } from './commands/start.ts';
 import { validateCommand } from './commands/validate.ts';
 
 /** Every subcommand, in the order `clobbot help` lists them. */
-export const commands: readonly Command[] = [startCommand, runCommand, recordCommand, backtestCommand, feedCommand, importCommand, simCommand, marketCommand, accountCommand, validateCommand, helpCommand(() => commands)];
+export const commands: readonly Command[] = [startCommand, runCommand, recordCommand, backtestCommand, feedCommand, importCommand, simCommand, chaosCommand, marketCommand, accountCommand, validateCommand, helpCommand(() => commands)];
 
 /** BaseError codes that mean the user's input was wrong (exit 2) rather than that clobbot failed (exit 1). */
 function isInputMistake(code: string): boolean {

@@ -37,6 +37,12 @@ export interface SimServer {
   readonly relayWs: Pick<RelayWsHub, 'connectionCount' | 'pendingOutcomeCount' | 'walletStats'>;
   /** Starts the venue (blocks, background flow), then listens. Resolves with the base URL. */
   start(parameters: StartParameters): Promise<ListeningAddress>;
+  /**
+   * A restart of the venue's servers with its chain kept: every relay WebSocket dropped (1006), the
+   * port closed (connections refused) for `downMs`, then listening again on the same port. Blocks
+   * and the background flow go on meanwhile, as a chain does while its API restarts.
+   */
+  restart(parameters: { readonly downMs: number }): Promise<void>;
   /** Closes every WebSocket (1001) and connection, stops the flow and the blocks. Idempotent. */
   stop(): Promise<void>;
 }
@@ -62,7 +68,9 @@ export function createSimServer(parameters: CreateSimServerParameters): SimServe
           onAnswer(request, answer);
           return answer;
         };
-  const http: HttpServer = createHttpServer({ dispatch, upgrade: relayWs.upgrade, logger: logger.child({ component: 'http' }), clock });
+  const newHttp = (): HttpServer => createHttpServer({ dispatch, upgrade: relayWs.upgrade, logger: logger.child({ component: 'http' }), clock });
+  let http = newHttp();
+  let listening: { readonly port: number; readonly host: string } | undefined;
 
   let stopping: Promise<void> | undefined;
   return {
@@ -71,7 +79,19 @@ export function createSimServer(parameters: CreateSimServerParameters): SimServe
     relayWs: service.relayWs,
     async start({ port, host = '127.0.0.1' }) {
       service.start();
-      return http.listen(port, host);
+      const address = await http.listen(port, host);
+      listening = { port: address.port, host };
+      return address;
+    },
+    async restart({ downMs }) {
+      if (listening === undefined || stopping !== undefined) throw new Error('restart: the server is not running');
+      const { port, host } = listening;
+      service.relayWs.dropAll();
+      await http.close();
+      await new Promise<void>((resolve) => clock.scheduler.schedule(() => resolve(), downMs));
+      if (stopping !== undefined) return;
+      http = newHttp();
+      await http.listen(port, host);
     },
     stop() {
       stopping ??= (async () => {
