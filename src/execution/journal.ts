@@ -9,7 +9,8 @@
  *
  * Reading (`openJournal`):
  * - bytes after the last newline are a torn write (a crash inside `append`, which had not returned):
- *   they are ignored and truncated away;
+ *   they are ignored and truncated away, unless a whole record is among them with more after it (a
+ *   damaged line end, JOURNAL_CORRUPT: an acknowledged record is never dropped);
  * - any complete line that fails its checksum or schema, or whose `seq` does not increase, is
  *   corruption: JOURNAL_CORRUPT naming the line (nothing is guessed);
  * - a compaction temp file left behind is deleted: the journal file itself is always complete
@@ -271,7 +272,31 @@ function readRecords(bytes: Uint8Array, path: string, state: JournalState): numb
     }
     state.apply(record);
   });
+  checkTail(Buffer.from(bytes.buffer, bytes.byteOffset + end, bytes.length - end).toString('utf8'), path, lines.length + 1);
   return end;
+}
+
+/** A record's end: its checksum and closing brace. */
+const RECORD_END = /,"crc":"[0-9a-f]{8}"\}/g;
+
+/**
+ * The bytes after the last newline are a torn write (a prefix of one line, its newline last) unless
+ * a whole record is among them with more after it: then a written record's newline was damaged (a
+ * flipped bit), and dropping the tail would drop an acknowledged record. That is corruption.
+ */
+function checkTail(tail: string, path: string, lineNumber: number): void {
+  for (const match of tail.matchAll(RECORD_END)) {
+    const recordEnd = match.index + match[0].length;
+    if (recordEnd >= tail.length) continue;
+    try {
+      decodeJournalLine(tail.slice(0, recordEnd), { path, lineNumber });
+    } catch {
+      continue;
+    }
+    throw new BaseError('JOURNAL_CORRUPT', `journal ${path} line ${lineNumber}: a complete record is followed by ${JSON.stringify(tail.slice(recordEnd, recordEnd + 8))} instead of a newline (a damaged line end, not a torn write): nothing is dropped; repair the line end by hand`, {
+      details: { path, line: lineNumber, problem: 'damaged-line-end' },
+    });
+  }
 }
 
 /**

@@ -172,6 +172,22 @@ describe('journal', () => {
     expect(again.get(b)).toBeDefined();
   });
 
+  it('refuses a last record whose newline was damaged: an acknowledged record is never dropped as torn', () => {
+    const journal = openHere();
+    const { b } = scenario(journal);
+    const lines = journal.recordCount();
+    journal.close();
+    const line = encodeJournalLine({ seq: 99, at: T0, kind: 'resolved', requestId: b, how: 'receipt', status: 'CONFIRMED' });
+    // The newline with one bit flipped ('\n' 0x0a -> 0x0b), as a bad disk would leave it.
+    appendFileSync(journal.path, `${line.slice(0, -1)}\u000b`);
+    const before = readFileSync(journal.path);
+    const error = thrown(() => openHere());
+    expect(hasCode(error, 'JOURNAL_CORRUPT')).toBe(true);
+    expect((error as Error).message).toContain(`line ${lines + 1}: a complete record is followed by`);
+    // Nothing was truncated.
+    expect(readFileSync(journal.path)).toEqual(before);
+  });
+
   it('refuses a damaged line in the middle with JOURNAL_CORRUPT naming the line', () => {
     const journal = openHere();
     scenario(journal);
