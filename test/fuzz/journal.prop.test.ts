@@ -66,7 +66,10 @@ function damaged(bytes: Buffer, change: Damage): { readonly bytes: Buffer; reado
     }
     case 'splice': {
       const at = change.at % (bytes.length + 1);
-      return { bytes: Buffer.concat([bytes.subarray(0, at), change.bytes, bytes.subarray(at)]), line: lineOf(at) };
+      // Bytes that start with a newline, put just before a line's own newline, leave that line whole:
+      // the first damaged line is the one they start.
+      const whole = change.bytes[0] === 0x0a && bytes[at] === 0x0a;
+      return { bytes: Buffer.concat([bytes.subarray(0, at), change.bytes, bytes.subarray(at)]), line: lineOf(at) + (whole ? 1 : 0) };
     }
     case 'cut': {
       const at = change.at % bytes.length;
