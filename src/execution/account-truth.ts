@@ -26,6 +26,7 @@ import type { Portfolio } from './portfolio.ts';
 /** Default period of the chain reads and checkpoints, ms. */
 export const DEFAULT_ACCOUNT_READ_MS = 30_000;
 
+
 export interface AccountTruthContext {
   readonly clock: Clock;
   readonly logger: Logger;
@@ -112,12 +113,23 @@ export class AccountTruth {
     return earliest;
   }
 
-  /** The first chain read (compared with the checkpoint) with the slot views, then the period. */
-  async start(): Promise<void> {
-    await this.#read(true);
-    await this.#readSlots();
-    this.#checkpoint();
-    this.#schedule();
+  /**
+   * The first chain read with the slot views, then the period. Resolves when trading may begin: at
+   * once on a new journal (the reads come in meanwhile: nothing to compare them with), after the
+   * first read on a restart (its balances are compared with the checkpoint's before anything new
+   * trades and moves them). Never rejects.
+   */
+  start(): Promise<void> {
+    const first = (async () => {
+      await this.#read(true);
+      await this.#readSlots();
+      this.#reading = undefined;
+      if (this.#stopped) return;
+      this.#checkpoint();
+      this.#schedule();
+    })();
+    this.#reading = first;
+    return (this.#restored?.balances.length ?? 0) > 0 ? first : Promise.resolve();
   }
 
   /** Writes a last checkpoint; no more reads. */
@@ -142,7 +154,7 @@ export class AccountTruth {
     }, this.#params.periodMs ?? DEFAULT_ACCOUNT_READ_MS);
   }
 
-  /** The read in progress, if any (the engine's stop waits for it). */
+  /** The read in progress, if any (the engine's stop waits for it; the first one too). */
   get reading(): Promise<void> | undefined {
     return this.#reading;
   }
@@ -150,24 +162,31 @@ export class AccountTruth {
   async #read(first: boolean): Promise<void> {
     const { chain, accountId, portfolio } = this.#params;
     if (chain === undefined) return;
-    // Blocks before the read hold every fill of a block time up to now: they are in the balances read.
+    // With a request of ours in flight the open orders the portfolio knows may not be what the chain
+    // locks: the period's read waits for the next period (a restart's first read comes before any
+    // trading; a new journal's has nothing to be compared with).
+    if (!first && this.#params.markets.some((spec) => portfolio.state(spec.address).pendingRequests > 0)) return;
+    // Blocks before the read hold every fill of a block time up to asOf: they are in the balances read.
+    // (A block between asOf and the read moves the baseline by its fills until the next read.)
     const asOf = this.#context.clock.now();
-    const found: BalanceDisagreement[] = [];
+    const frees = new Map<Address, bigint>();
     try {
-      for (const [token, symbol] of this.#tokens) {
-        const free = await chain.freeBalance(accountId, token);
-        if (this.#stopped) return;
-        const locked = this.#locked(token);
-        const total = free + locked;
-        if (first) {
-          const expected = this.#expected(token);
-          if (expected !== undefined && expected !== total) found.push({ token, symbol, chain: total, expected });
-        }
-        portfolio.setBalance(token, total, asOf);
-      }
+      const read = await Promise.all([...this.#tokens.keys()].map(async (token) => [token, await chain.freeBalance(accountId, token)] as const));
+      if (this.#stopped) return;
+      for (const [token, free] of read) frees.set(token, free);
     } catch (error) {
       this.#context.logger.warn({ err: error }, 'the account balances could not be read from the chain');
       return;
+    }
+    const found: BalanceDisagreement[] = [];
+    for (const [token, symbol] of this.#tokens) {
+      const total = frees.get(token)! + this.#locked(token);
+      if (first) {
+        const expected = this.#expected(token);
+        if (expected !== undefined && expected !== total) found.push({ token, symbol, chain: total, expected });
+      }
+      // The same total as the portfolio's: nothing to move (a new baseline would wake every strategy for nothing).
+      if (portfolio.balance(token)?.total !== total) portfolio.setBalance(token, total, asOf);
     }
     if (!first) return;
     this.disagreements = found;

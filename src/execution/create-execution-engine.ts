@@ -549,6 +549,8 @@ class Engine implements ExecutionEngine {
     if (this.#lifecycle !== 'starting') return;
     this.#lifecycle = 'running';
     await this.#poll();
+    // On a new journal trading does not wait for the chain (risk reads the ledger; the balances come in
+    // meanwhile); on a restart the first read is compared with the checkpoint first.
     await this.#accountTruth.start();
     this.#kick();
   }

@@ -24,6 +24,8 @@ export interface ConnectionLatency {
   readonly relay: LatencySampler;
   readonly marketData: LatencySampler;
   readonly userData: LatencySampler;
+  /** JSON-RPC (receipts, chain reads): the user-data delays, drawn from a stream of their own. */
+  readonly rpc: LatencySampler;
 }
 
 /** The client IP the in-process venue sees (per-IP weight limits apply to it as to any client). */
@@ -35,6 +37,7 @@ const MARKET_DATA_PATHS = new Set(['/api/v3/depth', '/api/v3/trades', '/api/v3/k
 export function latencyOf(latency: ConnectionLatency, path: string): LatencySampler {
   if (MARKET_DATA_PATHS.has(path)) return latency.marketData;
   if (path === '/relay' || path.startsWith('/auth/')) return latency.relay;
+  if (path === '/rpc') return latency.rpc;
   return latency.userData;
 }
 

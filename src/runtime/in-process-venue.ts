@@ -11,7 +11,7 @@
  */
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
-import type { RandomSource } from '../core/random.ts';
+import { seededRandom, type RandomSource } from '../core/random.ts';
 import type { SimConfig } from '../config/sim-config.ts';
 import type { FaultScriptInput } from '../config/fault-config.ts';
 import type { VirtualConfig } from '../config/virtual-config.ts';
@@ -27,6 +27,9 @@ import { createPendingWork, type PendingWork } from './pending-work.ts';
 
 /** The base URL every host of the in-process venue shares (never resolved: nothing leaves the process). */
 export const IN_PROCESS_VENUE_URL = 'http://venue.in-process';
+
+/** Seed of the JSON-RPC delays (their own stream, see `rpc` below). */
+const RPC_LATENCY_SEED = 0x7c11;
 
 export interface InProcessVenue {
   /** The venue's service: after a `restart`, the new one. */
@@ -97,6 +100,8 @@ export function createInProcessVenue(params: CreateInProcessVenueParameters): In
     relay: latencySampler(params.latency.relay, params.latencyRandom),
     marketData: latencySampler(params.latency.marketData, params.latencyRandom),
     userData: latencySampler(params.latency.userData, params.latencyRandom),
+    // Its own stream: the engine's periodic chain reads, however many, move no other request's delay.
+    rpc: latencySampler(params.latency.userData, seededRandom(RPC_LATENCY_SEED)),
   };
   const origin = new URL(IN_PROCESS_VENUE_URL).origin;
   const pending = params.pending ?? createPendingWork();

@@ -45,6 +45,10 @@ const order = (side: 'BUY' | 'SELL', price: bigint, quantity: bigint, tif: 'GTC'
   minSizeAfterBlock: 0n,
 });
 
+/** Whether the engine has read every token's balance from the chain (its first read is done). */
+const balancesRead = (setup: EngineSetup, world: EngineVenue) =>
+  world.markets.every((spec) => currentState(setup, spec.address).balances.base !== undefined && currentState(setup, spec.address).balances.quote !== undefined);
+
 /** An engine with the chain reads over the in-process venue's JSON-RPC route. */
 function engineWithChain(world: EngineVenue, dir: string, maxPosition = '100000000') {
   const accountCore = world.model.info().contracts.accountCore;
@@ -86,6 +90,8 @@ describe('account truth across runs', () => {
     const second = (setup = engineWithChain(world, tmp.dir, '6'));
     await run(world, async () => {
       await second.engine.start();
+      // The chain reads come in after the start (trading does not wait for them).
+      await until(world, () => balancesRead(second, world), 5_000, 'the first chain read');
       const state = currentState(second, market);
       expect(state.position).toBe(size(5n));
       expect(state.carried).toMatchObject({ position: size(3n), fills: 1 });
@@ -104,6 +110,7 @@ describe('account truth across runs', () => {
     const third = (setup = engineWithChain(world, tmp.dir));
     await run(world, async () => {
       await third.engine.start();
+      await until(world, () => balancesRead(third, world), 5_000, 'the first chain read');
       expect(currentState(third, market).position).toBe(size(5n));
       expect(currentState(third, market).fillCount).toBe(0);
       expect(third.engine.balanceDisagreements()).toEqual([expect.objectContaining({ token: world.market.baseToken.address, symbol: 'MON' })]);
@@ -137,6 +144,7 @@ describe('account truth across runs', () => {
       const onVenue = world.model.openOrders(world.accountId, market).map((each) => each.id);
       expect(onVenue).toHaveLength(3);
       await outside.engine.start();
+      await until(world, () => currentState(outside, market).slots.filter((slot) => slot !== null).length === 3, 5_000, 'the slot view');
       const slots = currentState(outside, market).slots.map((slot) => slot?.orderId ?? null);
       expect(slots.slice(0, 3)).toEqual([0, 1, 2].map((slot) => world.model.slotOrderId(world.accountId, market, slot)));
       expect(new Set(slots.slice(0, 3))).toEqual(new Set(onVenue));

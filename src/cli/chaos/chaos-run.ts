@@ -8,6 +8,7 @@
  * figures are computed (chaos-figures.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { interval } from 'rxjs';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { keccak256, toHex } from 'viem';
@@ -134,7 +135,8 @@ const ACTIONS: Readonly<Record<string, FaultActionInput>> = {
   'rate-limit-market-data': { action: 'rate-limit-market-data', count: 2, retryAfterSec: 1 },
 };
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const clock = liveClock;
+const sleep = (ms: number) => new Promise<void>((resolve) => clock.scheduler.schedule(() => resolve(), ms));
 
 /** The bot's key: the same for every process of the run, from the seed (a test key, valid nowhere else). */
 function chaosKey(seed: number): Hex {
@@ -159,7 +161,6 @@ function readJournal(path: string, into: Map<string, JournalRecord>): void {
 export async function runChaos(params: ChaosRunParameters): Promise<ChaosRunResult> {
   const { seed, workDir, progress } = params;
   const random = seededRandom(seed);
-  const clock = liveClock;
   const problems: string[] = [];
   const sim = await loadConfigOrThrow(params.simConfigPath, simConfigSchema, { env: params.env });
   let violations = 0;
@@ -213,13 +214,13 @@ export async function runChaos(params: ChaosRunParameters): Promise<ChaosRunResu
   ];
 
   const journal = new Map<string, JournalRecord>();
-  const tail = setInterval(() => {
+  const tail = interval(200, clock.scheduler).subscribe(() => {
     try {
       readJournal(journalFile, journal);
     } catch (error) {
       problems.push(`journal unreadable: ${error instanceof Error ? error.message : String(error)}`);
     }
-  }, 200);
+  });
 
   let processes = 0;
   let bot: ChildProcess | undefined;
@@ -268,7 +269,7 @@ export async function runChaos(params: ChaosRunParameters): Promise<ChaosRunResu
           break;
         case 'slow-answers':
           server.faults.set({ ...server.faults.get(), relayDelayMs: 600, marketDataDelayMs: 400 });
-          setTimeout(() => server.faults.set({ ...server.faults.get(), relayDelayMs: 0, marketDataDelayMs: 0 }), 3_000);
+          clock.scheduler.schedule(() => server.faults.set({ ...server.faults.get(), relayDelayMs: 0, marketDataDelayMs: 0 }), 3_000);
           break;
         default:
           server.faults.apply(ACTIONS[fault.kind]!);
@@ -289,7 +290,7 @@ export async function runChaos(params: ChaosRunParameters): Promise<ChaosRunResu
     await sleep(500);
     readJournal(journalFile, journal);
   } finally {
-    clearInterval(tail);
+    tail.unsubscribe();
     if (bot !== undefined && bot.exitCode === null && bot.signalCode === null) bot.kill('SIGKILL');
     for (const subscription of subscriptions) subscription.unsubscribe();
   }
