@@ -145,8 +145,10 @@ export type { FeedHealth, SourceHealth } from './market/feed-health.ts';
 export { OrderBook, type BookLevel, type OrderBookView } from './market/order-book-model.ts';
 export type { Bbo } from './market/bbo.ts';
 export { parseDepthBody } from './market/parse-depth-body.ts';
-export { BarBuilder } from './market/bar-builder.ts';
-export type { Candle } from './market/candle.ts';
+export { BarBuilder, WEEKLY_OFFSET_MS, type BarBuilderParameters, type BarTrade } from './market/bar-builder.ts';
+export { buildBars, type BuildBarsParameters } from './market/operators/build-bars.ts';
+export { candleToKline, klineToCandle, type Candle } from './market/candle.ts';
+export type { MarketPrecision } from './market/market-precision.ts';
 export type { UnitTrade } from './market/unit-trade.ts';
 
 // strategies: definition, loading, context, intents, quotes

@@ -10,6 +10,8 @@
  * size), or when the window ends; in limit mode it cancels its resting order first. Then its intent
  * stream completes. While the engine's trading state is not ACTIVE (the kill switch tripped, the run
  * stopping) its slices place nothing; in limit mode they cancel the resting order instead.
+ * Its `twap finished` line is its summary: the average price of its fills and their slippage against
+ * the arrival mid (the first mid it saw), in bps, positive when the execution cost (see `twapExecution`).
  * docs/strategies.md, "twap".
  */
 import { filter, Observable, Subscription, take, timer } from 'rxjs';
@@ -34,7 +36,7 @@ export const twapParams = z.strictObject({
   side: z.preprocess((value) => (typeof value === 'string' ? value.toUpperCase() : value), z.enum(['BUY', 'SELL'])),
   /** Base-token quantity to execute (human decimal). */
   quantity: decimalAmount({ positive: true }),
-  /** The window: seconds, or `90s`, `10m`, `1h`. */
+  /** The window, with its unit: `90s`, `10m`, `1h` (a bare number is refused). */
   duration: durationMs,
   slices: z.number().int().min(1).max(10_000),
   mode: z.enum(['ioc', 'limit']).default('ioc'),
@@ -48,6 +50,47 @@ export type TwapParams = z.output<typeof twapParams>;
 
 /** How long an IOC slice may wait for its fills before its unfilled rest counts as not filled (ms). */
 export const IOC_SETTLE_MS = 5_000;
+
+export interface TwapExecution {
+  /** Volume-weighted average fill price (human decimal string); null without fills. */
+  readonly avgPrice: string | null;
+  /** The mid when the TWAP started (human decimal string); null when no book was seen. */
+  readonly arrivalMid: string | null;
+  /**
+   * (avg − arrival) / arrival in bps for a buy, (arrival − avg) / arrival for a sell: positive is a
+   * cost. Two decimals; null without fills or arrival mid.
+   */
+  readonly slippageBps: string | null;
+}
+
+/**
+ * The execution figures of a TWAP from its fills' volume (Σ size × price, in size × price units), its
+ * executed size (size units) and its arrival mid (price units).
+ *
+ * @example twapExecution({ side: 'BUY', notional: 351_000n * 2n, executed: 2n, arrivalMid: new Decimal(350_000), pricePrecision: 10_000_000n })
+ * // { avgPrice: '0.0351', arrivalMid: '0.035', slippageBps: '28.57' }
+ */
+export function twapExecution(input: {
+  readonly side: 'BUY' | 'SELL';
+  readonly notional: bigint;
+  readonly executed: bigint;
+  readonly arrivalMid: Decimal | undefined;
+  readonly pricePrecision: bigint;
+}): TwapExecution {
+  const places = input.pricePrecision.toString().length - 1 + 4;
+  const avgUnits = input.executed === 0n ? undefined : new Decimal(input.notional.toString()).div(input.executed.toString());
+  const human = (units: Decimal) => units.div(input.pricePrecision.toString()).toDecimalPlaces(places).toFixed();
+  let slippageBps: string | null = null;
+  if (avgUnits !== undefined && input.arrivalMid !== undefined && input.arrivalMid.gt(0)) {
+    const diff = input.side === 'BUY' ? avgUnits.minus(input.arrivalMid) : input.arrivalMid.minus(avgUnits);
+    slippageBps = diff.div(input.arrivalMid).times(10_000).toFixed(2);
+  }
+  return {
+    avgPrice: avgUnits === undefined ? null : human(avgUnits),
+    arrivalMid: input.arrivalMid === undefined ? null : human(input.arrivalMid),
+    slippageBps,
+  };
+}
 
 /** Size units due by the end of slice `index` (0-based): the quantity's share, the last slice all of it. */
 export function twapDue(quantity: bigint, slices: number, index: number): bigint {
@@ -79,6 +122,10 @@ export default defineStrategy({
       let book: OrderBookView | undefined;
       let state: OwnMarketState | undefined;
       let executed = 0n;
+      /** Σ size × price of its fills (size units × price units): the average fill price. */
+      let notional = 0n;
+      /** The first mid seen: the arrival price its slippage is measured against. */
+      let arrivalMid: Decimal | undefined;
       let finished = false;
       /** False while the engine's trading state is not ACTIVE: nothing is placed. */
       let active = true;
@@ -164,7 +211,8 @@ export default defineStrategy({
       const finish = (reason: string) => {
         if (finished) return;
         finished = true;
-        log.info({ market: spec.symbol, side, executed: executed.toString(), quantity: quantity.toString(), reason }, 'twap finished');
+        const figures = twapExecution({ side, notional, executed, arrivalMid, pricePrecision: spec.pricePrecision });
+        log.info({ market: spec.symbol, side, executed: executed.toString(), quantity: quantity.toString(), ...figures, reason }, 'twap finished');
         if (params.mode === 'ioc') {
           subscriber.complete();
           return;
@@ -180,12 +228,18 @@ export default defineStrategy({
       };
 
       subscriptions.add(ctx.tradingState$.subscribe((trading) => (active = trading.state === 'ACTIVE')));
-      subscriptions.add(market.feed.book$.subscribe((value) => (book = value)));
+      subscriptions.add(
+        market.feed.book$.subscribe((value) => {
+          book = value;
+          arrivalMid ??= value.mid();
+        }),
+      );
       subscriptions.add(market.state$.subscribe((value) => (state = value)));
       subscriptions.add(
         market.fills$.subscribe((fill) => {
           if (fill.side !== side) return;
           executed += fill.size;
+          notional += fill.size * fill.price;
           recentFills.push({ size: fill.size, at: ctx.clock.now() });
           if (executed >= quantity) finish('quantity reached');
           else if (quantity - executed < spec.minSize) finish('what is left is below the minimum order size');

@@ -15,3 +15,11 @@ export interface Command {
   readonly usage: string;
   run(args: readonly string[], io: CliIo): Promise<number>;
 }
+
+/** A subcommand as `clobbot` lists it: its name and summary, and its module, imported on demand. */
+export interface CommandEntry {
+  readonly name: string;
+  /** The same line as the command's own `summary`. */
+  readonly summary: string;
+  load(): Promise<Command>;
+}

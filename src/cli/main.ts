@@ -6,22 +6,32 @@
 import { isBaseError } from '../core/base-error.ts';
 import { scrubSecretText } from '../core/secrets.ts';
 import { processIo, type CliIo } from './cli-io.ts';
-import { ExitCode, type Command } from './command.ts';
-import { accountCommand } from './commands/account.ts';
-import { chaosCommand } from './commands/chaos.ts';
-import { formatUsage, helpCommand } from './commands/help.ts';
-import { marketCommand } from './commands/market.ts';
-import { backtestCommand } from './commands/backtest.ts';
-import { feedCommand } from './commands/feed.ts';
-import { importCommand } from './commands/import.ts';
-import { recordCommand } from './commands/record.ts';
-import { runCommand } from './commands/run.ts';
-import { simCommand } from './commands/sim.ts';
-import { startCommand } from './commands/start.ts';
-import { validateCommand } from './commands/validate.ts';
+import { ExitCode, type Command, type CommandEntry } from './command.ts';
+import { formatUsage, HELP_SUMMARY, helpCommand } from './commands/help.ts';
+import { packageVersion } from './package-version.ts';
 
-/** Every subcommand, in the order `clobbot help` lists them. */
-export const commands: readonly Command[] = [startCommand, runCommand, recordCommand, backtestCommand, feedCommand, importCommand, simCommand, chaosCommand, marketCommand, accountCommand, validateCommand, helpCommand(() => commands)];
+/**
+ * Every subcommand, in the order `clobbot help` lists them: its name and summary here, its module
+ * imported only when it runs or its usage is shown, so `clobbot help`, `--version` and a command pay
+ * for no other command's dependencies (test/package/cli-commands.test.ts keeps the summaries in step).
+ */
+export const commands: readonly CommandEntry[] = [
+  { name: 'start', summary: 'what npm start runs: the reference market maker on the in-process local venue for 60 s, then a summary', load: async () => (await import('./commands/start.ts')).startCommand },
+  { name: 'run', summary: 'trade a run file: strategies, market feeds and the execution engine, until its duration or SIGINT', load: async () => (await import('./commands/run.ts')).runCommand },
+  { name: 'record', summary: 'record a market\'s depth, trades and ticker as received, for backtests', load: async () => (await import('./commands/record.ts')).recordCommand },
+  { name: 'backtest', summary: 'trade a run file against a recorded market, with queue position, latency and fees', load: async () => (await import('./commands/backtest.ts')).backtestCommand },
+  { name: 'feed', summary: 'describe, normalize or export a recorded or imported feed', load: async () => (await import('./commands/feed.ts')).feedCommand },
+  { name: 'import', summary: 'convert public market data (Binance captures and dumps, Tardis) to a normalized feed', load: async () => (await import('./commands/import.ts')).importCommand },
+  { name: 'sim', summary: 'serve the local simulated venue on 127.0.0.1 (market data, user data, quotes, relay, JSON-RPC)', load: async () => (await import('./commands/sim.ts')).simCommand },
+  { name: 'chaos', summary: 'the reference market maker against the local venue under injected faults, with the figures', load: async () => (await import('./commands/chaos.ts')).chaosCommand },
+  { name: 'market', summary: 'print one market-data request (depth, trades, ticker, klines, info) as a table or JSON', load: async () => (await import('./commands/market.ts')).marketCommand },
+  { name: 'token', summary: "print one token's metadata (name, symbol, decimals, flags) as a table or JSON", load: async () => (await import('./commands/token.ts')).tokenCommand },
+  { name: 'quote', summary: 'print the best-path swap quote for an amount, with its route, as a table or JSON', load: async () => (await import('./commands/quote.ts')).quoteCommand },
+  { name: 'orders', summary: "print a wallet's order events (created, canceled, trades) since a time, as a table or JSON", load: async () => (await import('./commands/orders.ts')).ordersCommand },
+  { name: 'account', summary: 'set up the trading wallet for its account (EIP-7702 delegation, TRADE grant), show its status or its balances', load: async () => (await import('./commands/account.ts')).accountCommand },
+  { name: 'validate', summary: 'check a run file or sim config and print its problems with file:line:column', load: async () => (await import('./commands/validate.ts')).validateCommand },
+  { name: 'help', summary: HELP_SUMMARY, load: async () => helpCommand(() => commands) },
+];
 
 /** BaseError codes that mean the user's input was wrong (exit 2) rather than that clobbot failed (exit 1). */
 function isInputMistake(code: string): boolean {
@@ -37,15 +47,20 @@ function isInputMistake(code: string): boolean {
  */
 export async function main(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
   const [name, ...rest] = argv;
+  if (name === '--version' || name === '-V') {
+    io.stdout.write(`${packageVersion()}\n`);
+    return ExitCode.ok;
+  }
   if (name === undefined || name === '--help' || name === '-h') {
     (name === undefined ? io.stderr : io.stdout).write(`${formatUsage(commands)}\n`);
     return name === undefined ? ExitCode.usage : ExitCode.ok;
   }
-  const command = commands.find((candidate) => candidate.name === name);
-  if (!command) {
+  const entry = commands.find((candidate) => candidate.name === name);
+  if (!entry) {
     io.stderr.write(`error CLI_USAGE: unknown command ${JSON.stringify(scrubSecretText(name.slice(0, 40)))}\n\n${formatUsage(commands)}\n`);
     return ExitCode.usage;
   }
+  const command: Command = await entry.load();
   if (rest.includes('--help') || rest.includes('-h')) {
     io.stdout.write(`usage: ${command.usage}\n`);
     return ExitCode.ok;

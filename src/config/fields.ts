@@ -79,10 +79,19 @@ export function intInRange(min: number, max: number) {
   return z.number().int().min(min).max(max);
 }
 
-/** zod: a market symbol `BASE_QUOTE`, e.g. `MON_USDC`. */
+/**
+ * A market symbol as written by a user (`mon_usdc`, `Mon_Usdc`) in its canonical form (`MON_USDC`):
+ * symbols are matched case-insensitively on input and printed in capitals.
+ */
+export function canonicalMarketSymbol(text: string): string {
+  return text.trim().toUpperCase();
+}
+
+/** zod: a market symbol `BASE_QUOTE` in any case, read in capitals: `mon_usdc` is `MON_USDC`. */
 export const marketSymbol = z
   .string()
-  .regex(/^[A-Z0-9]{1,16}_[A-Z0-9]{1,16}$/, 'expected a market symbol BASE_QUOTE in capitals, e.g. MON_USDC');
+  .transform(canonicalMarketSymbol)
+  .pipe(z.string().regex(/^[A-Z0-9]{1,16}_[A-Z0-9]{1,16}$/, 'expected a market symbol BASE_QUOTE, e.g. MON_USDC'));
 
 /** zod: a token symbol, e.g. `USDC`. */
 export const tokenSymbol = z.string().regex(/^[A-Z0-9]{1,16}$/, 'expected a token symbol in capitals and digits, e.g. USDC');
@@ -101,21 +110,50 @@ export const envVarName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, ENV_NAME_
 const DURATION_UNITS_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
 /**
- * zod: a duration as seconds (a number) or a string with a unit (`500ms`, `90s`, `5m`, `1h`, `1d`),
- * parsed to milliseconds.
+ * What to say of a bare number written where a duration belongs: it is refused, whatever it is, because
+ * a unit would have to be guessed (a run file's `duration: 90` read as seconds once, a latency's `20`
+ * as milliseconds): `expected a duration with a unit, 90s or 90ms: a bare number is ambiguous`.
+ */
+export function bareNumberDuration(value: number): string {
+  const n = Number.isFinite(value) ? String(value) : 'n';
+  return `expected a duration with a unit, ${n}s or ${n}ms: a bare number is ambiguous`;
+}
+
+/**
+ * zod: a duration with its unit (`500ms`, `90s`, `5m`, `1h`, `1d`), parsed to milliseconds. A bare
+ * number is refused (`bareNumberDuration`): every duration of a run file, of a strategy's params and
+ * of a fault script is written with its unit (docs/configuration.md, "Durations").
  *
  * @example durationMs.parse('5m') // 300000
  */
 export const durationMs = z.unknown().transform((value, ctx): number => {
+  if (typeof value === 'number') {
+    ctx.addIssue({ code: 'custom', message: bareNumberDuration(value) });
+    return z.NEVER;
+  }
   let ms: number | undefined;
-  if (typeof value === 'number' && Number.isFinite(value)) ms = value * 1000;
-  else if (typeof value === 'string') {
+  if (typeof value === 'string') {
     const match = /^([0-9]+(?:\.[0-9]+)?)\s*(ms|s|m|h|d)$/.exec(value.trim());
     if (match) ms = Number(match[1]) * DURATION_UNITS_MS[match[2] as keyof typeof DURATION_UNITS_MS];
   }
   if (ms === undefined || !(ms > 0) || !Number.isFinite(ms)) {
-    ctx.addIssue({ code: 'custom', message: expectation('a positive duration: seconds, or a number with ms, s, m, h or d (e.g. 90s, 5m, 2h, 1d)', value) });
+    ctx.addIssue({ code: 'custom', message: expectation('a positive duration with a unit: ms, s, m, h or d (e.g. 500ms, 90s, 5m, 2h, 1d)', value) });
     return z.NEVER;
   }
   return Math.round(ms);
 });
+
+/**
+ * zod: a duration with its unit, or the word `word` (`idleTimeout: off`). One schema rather than a union,
+ * so a bare number gets the duration's own message, not "does not match any of the allowed forms".
+ */
+export function durationMsOr<const W extends string>(word: W) {
+  return z.unknown().transform((value, ctx): number | W => {
+    if (value === word) return word;
+    const parsed = durationMs.safeParse(value);
+    if (parsed.success) return parsed.data;
+    const message = parsed.error.issues[0]?.message ?? 'expected a duration';
+    ctx.addIssue({ code: 'custom', message: typeof value === 'number' ? message : `${message.replace(/, got .*$/, '')}, or ${word}${value === undefined ? '' : `, got ${describeKind(value)}`}` });
+    return z.NEVER;
+  });
+}

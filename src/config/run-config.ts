@@ -12,7 +12,7 @@ import { MAKER_SLOTS, RELAY_PENDING_OUTCOME_LIMIT } from '../protocol/constants.
 import type { ConfigPath } from './config-issue.ts';
 import { configErrorMap, describeKind } from './config-error-map.ts';
 import { virtualSchema } from './virtual-config.ts';
-import { configAddress, decimalAmount, durationMs, ENV_NAME_MESSAGE, envVarName, integerUnits, intInRange, marketSymbol, tokenSymbol } from './fields.ts';
+import { configAddress, decimalAmount, durationMs, durationMsOr, ENV_NAME_MESSAGE, envVarName, integerUnits, intInRange, marketSymbol, tokenSymbol } from './fields.ts';
 import {
   DEFAULT_NETWORK,
   hostUrlProblem,
@@ -165,7 +165,7 @@ const strategySchema = z.strictObject({
    * A strategy that emits no intent this long after its start fails the run (STRATEGY_IDLE), as does
    * one that emitted none when the run's duration ends first; `off`: quiet is fine. Default 60 s.
    */
-  idleTimeout: z.union([z.literal('off'), durationMs]).default(DEFAULT_IDLE_TIMEOUT_MS),
+  idleTimeout: durationMsOr('off').default(DEFAULT_IDLE_TIMEOUT_MS),
 });
 
 const killSwitchSchema = z.strictObject({

@@ -1,4 +1,5 @@
-import DecimalJs from 'decimal.js';
+// The named export: under NodeNext a consumer's tsc reads decimal.js's typings as CommonJS, where the default import is the module, not the class.
+import { Decimal as DecimalJs } from 'decimal.js';
 
 /**
  * decimal.js configured for money at the human edge: enough significant digits for a uint256

@@ -85,14 +85,29 @@ function redactArguments(args: readonly unknown[]): unknown[] {
   return out;
 }
 
-/** Child bindings do not pass through `formatters.log`: redact them as the child is made. */
+/**
+ * Child bindings do not pass through `formatters.log`: redact them as the child is made.
+ *
+ * pino appends a child's bindings to its parent's, so a key bound by both would be written twice on
+ * every line (`{"component":"engine","component":"execution-engine"}`: not strict JSON). A child
+ * that binds a key its parent already binds is made from the root with the bindings merged once:
+ * `component` becomes a path (`engine/execution-engine`), any other key takes the child's value.
+ */
 function withRedactedBindings(logger: Logger): Logger {
   const child = logger.child;
   const setBindings = logger.setBindings;
+  const rootKeys = new Set(Object.keys(logger.bindings()));
   // Children are created with Object.create(parent), so they inherit these own properties.
   Object.assign(logger, {
     child(this: Logger, bindings: Record<string, unknown>, options?: Parameters<Logger['child']>[1]) {
-      return child.call(this, redactSecrets(bindings) as Record<string, unknown>, options);
+      const own = redactSecrets(bindings) as Record<string, unknown>;
+      const inherited = this.bindings() as Record<string, unknown>;
+      if (!Object.keys(own).some((key) => key in inherited)) return child.call(this, own, options);
+      const merged: Record<string, unknown> = {};
+      for (const [key, value] of Object.entries(inherited)) if (!rootKeys.has(key)) merged[key] = value;
+      Object.assign(merged, own);
+      if ('component' in own && 'component' in inherited) merged['component'] = `${String(inherited['component'])}/${String(own['component'])}`;
+      return child.call(logger, merged, { level: this.level, ...options });
     },
     setBindings(this: Logger, bindings: Record<string, unknown>) {
       setBindings.call(this, redactSecrets(bindings) as Record<string, unknown>);

@@ -1104,7 +1104,9 @@ class Engine implements ExecutionEngine {
     } else {
       this.#count.dropped += 1;
     }
-    if (status !== 'CONFIRMED') this.#log.info({ requestId: req.requestId, status, reason, how }, 'request not executed');
+    // A stale-slot revert is news the engine handles (#onStaleView), not an error: debug, and counted
+    // in `staleSlotReverts` (the run's status line and summary).
+    if (status !== 'CONFIRMED') this.#log[staleSlot ? 'debug' : 'info']({ requestId: req.requestId, status, reason, how }, 'request not executed');
     const ticket = req.ticket;
     if (ticket !== undefined) {
       this.#settle(
@@ -1263,7 +1265,7 @@ class Engine implements ExecutionEngine {
     const now = this.#context.clock.now();
     this.#portfolio.doubtOrders(market, planCancelledIds(plan), now);
     this.#staleViews.set(market, { since: now, view: this.#viewKey(market), refreshed: false });
-    this.#log.info({ requestId: req.requestId, market }, 'a slot no longer held the expected order: reading the active orders before the next slot-bound intent');
+    this.#log.debug({ requestId: req.requestId, market }, 'a slot no longer held the expected order: reading the active orders before the next slot-bound intent');
     this.#requestPoll(0);
   }
 

@@ -5,7 +5,10 @@
  * - a file path (`strategies/market-maker.ts`, `./my.ts`, `/abs/x.js`) is resolved against the
  *   **working directory** (`cwd`), not the run file's directory: run files live in `config/` and
  *   name modules from the project root, as `simConfig: config/sim.yaml` does. `.ts` files load
- *   because the CLI runs under tsx.
+ *   through tsx. A file anywhere, also outside the project, loads the same way: module hooks
+ *   (`installStrategyHooks`) load a `.ts` file outside a `"type": "commonjs"` package as an ES
+ *   module, and resolve a bare import its own location cannot (`clobbot`, `rxjs`) from clobbot's.
+ *   A syntax error is reported at its file:line:col (`locateLoadError`).
  * - a package name (`@acme/clobbot-strategies`) is imported as an ES module from clobbot's own
  *   location (in an installed project that walks up to the project's `node_modules`), else
  *   resolved from the working directory (clobbot linked from elsewhere).
@@ -15,9 +18,10 @@
  */
 import { BaseError } from '../core/base-error.ts';
 import { stat } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { isAbsolute, join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire, register } from 'node:module';
+import { dirname, extname, isAbsolute, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { configError, validateYamlSource, type ConfigResult } from '../config/load-config.ts';
 import { formatConfigPath, type ConfigIssue } from '../config/config-issue.ts';
@@ -61,6 +65,7 @@ export async function loadStrategy(module: string, options: LoadStrategyOptions 
         details: { module, path: resolved, cwd },
       });
     }
+    await installStrategyHooks(resolved);
     namespace = await importOrThrow(pathToFileURL(resolved).href, module, resolved, prefix);
   } else {
     resolved = module;
@@ -83,12 +88,129 @@ async function importOrThrow(specifier: string, module: string, resolved: string
   try {
     return (await import(specifier)) as Record<string, unknown>;
   } catch (error) {
-    throw new BaseError('STRATEGY_MODULE_INVALID', `${prefix}strategy module ${module} failed to load: ${messageOf(error)} (${resolved})`, {
-      details: { module, path: resolved },
+    const located = await locateLoadError(error, resolved);
+    const problem = located === undefined ? `${messageOf(error)} (${resolved})` : `${located.file}:${located.line}:${located.column}: ${located.message}`;
+    throw new BaseError('STRATEGY_MODULE_INVALID', `${prefix}strategy module ${module} failed to load: ${problem}`, {
+      details: { module, path: resolved, ...(located === undefined ? {} : { location: located }) },
       cause: error,
     });
   }
 }
+
+/** Where a module failed to compile: file, 1-based line and column, and the problem. */
+export interface ModuleErrorLocation {
+  readonly file: string;
+  readonly line: number;
+  readonly column: number;
+  readonly message: string;
+}
+
+const TS_EXTENSIONS = new Set(['.ts', '.mts', '.cts', '.tsx']);
+const SOURCE_EXTENSIONS = new Set([...TS_EXTENSIONS, '.js', '.mjs', '.cjs', '.jsx']);
+
+/**
+ * The location of a syntax (or type-stripping) error that stopped a module from loading: from an
+ * esbuild/tsx message (`Transform failed with 1 error:\n/x.ts:3:7: ERROR: Expected "}"`), else by
+ * parsing the file that failed (a plain JS syntax error of Node carries no location). Undefined for
+ * an error that is not about the source text (the module threw while running, an import is missing).
+ */
+export async function locateLoadError(error: unknown, file: string): Promise<ModuleErrorLocation | undefined> {
+  const text = error instanceof Error ? error.message : String(error);
+  const esbuild = /^(.+?):(\d+):(\d+): ERROR: (.+)$/m.exec(text);
+  if (esbuild !== null) return { file: esbuild[1]!, line: Number(esbuild[2]), column: Number(esbuild[3]) + 1, message: esbuild[4]! };
+  const syntax = error instanceof SyntaxError || /ERR_(INVALID|UNSUPPORTED)_TYPESCRIPT_SYNTAX/.test(String((error as { code?: unknown } | null)?.code));
+  if (!syntax || !SOURCE_EXTENSIONS.has(extname(file))) return undefined;
+  // Node's own SyntaxError (a .js module, or type stripping) names no place: parse the file to find it.
+  try {
+    const { transform } = (await import('esbuild')) as typeof import('esbuild');
+    const extension = extname(file);
+    const loader = TS_EXTENSIONS.has(extension) ? (extension === '.tsx' ? 'tsx' : 'ts') : extension === '.jsx' ? 'jsx' : 'js';
+    await transform(readFileSync(file, 'utf8'), { loader, sourcefile: file, format: 'esm', logLevel: 'silent' });
+  } catch (parsed) {
+    const first = (parsed as { errors?: { text: string; location?: { file: string; line: number; column: number } | null }[] }).errors?.[0];
+    if (first?.location) return { file: first.location.file, line: first.location.line, column: first.location.column + 1, message: first.text };
+  }
+  return undefined;
+}
+
+/**
+ * Module hooks (run in Node's loader thread; plain JS so they need no compiler) that let a strategy
+ * file load from anywhere:
+ * - a `.ts` file outside clobbot and outside `node_modules` whose nearest package.json does not say
+ *   `"type": "commonjs"` (or that has none, e.g. a file in /tmp) is an ES module: otherwise tsx
+ *   loads it as CommonJS and its `import`s fail (`Cannot require() ES Module … in a cycle`);
+ * - a bare import (`clobbot`, `rxjs`) such a file's own location cannot resolve is resolved from
+ *   clobbot's package, so the strategy gets the very `clobbot` the CLI runs.
+ */
+const STRATEGY_HOOKS = `
+import { readFileSync } from 'node:fs';
+import { dirname, extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+let root = '';
+export function initialize(data) { root = data.root; }
+const TS = new Set(['.ts', '.tsx']);
+const outside = (url) => typeof url === 'string' && url.startsWith('file:') && !url.startsWith(root) && !url.includes('/node_modules/');
+const bare = (specifier) => !/^(\\.|\\/|[a-zA-Z][a-zA-Z0-9+.-]*:)/.test(specifier);
+function packageType(file) {
+  for (let dir = dirname(file); ; ) {
+    try { return JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).type ?? null; } catch {}
+    const up = dirname(dir);
+    if (up === dir) return null;
+    dir = up;
+  }
+}
+export async function resolve(specifier, context, next) {
+  let result;
+  try {
+    result = await next(specifier, context);
+  } catch (error) {
+    if (!outside(context.parentURL) || !bare(specifier) || error?.code !== 'ERR_MODULE_NOT_FOUND') throw error;
+    result = await next(specifier, { ...context, parentURL: root + 'package.json' });
+  }
+  if (outside(result.url) && (result.format === 'commonjs' || result.format == null) && TS.has(extname(new URL(result.url).pathname)) && packageType(fileURLToPath(result.url)) !== 'commonjs') {
+    return { ...result, format: 'module' };
+  }
+  return result;
+}
+`;
+
+let hooks: Promise<void> | undefined;
+
+/** clobbot's package directory (with a trailing slash), found from this file, as source or compiled. */
+function clobbotRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const file = join(dir, 'package.json');
+    if (existsSync(file)) {
+      try {
+        if ((JSON.parse(readFileSync(file, 'utf8')) as { name?: unknown }).name === 'clobbot') return pathToFileURL(`${dir}/`).href;
+      } catch {
+        // not ours: go on up
+      }
+    }
+    const up = dirname(dir);
+    if (up === dir) return pathToFileURL(`${dirname(dirname(fileURLToPath(import.meta.url)))}/`).href;
+    dir = up;
+  }
+}
+
+/**
+ * Installs the strategy module hooks once per process, and tsx the first time a `.ts` strategy is
+ * loaded while clobbot itself runs as compiled JS (from its sources a loader is already in place);
+ * the hooks work in either order. Hooks only act where Node's loader imports the module (the CLI);
+ * under a test runner with its own module loader they are harmless and unused.
+ */
+function installStrategyHooks(file: string): Promise<void> {
+  hooks ??= (async () => {
+    if (typeof register !== 'function') return;
+    register(`data:text/javascript,${encodeURIComponent(STRATEGY_HOOKS)}`, { data: { root: clobbotRoot() } });
+  })();
+  if (RUNNING_FROM_SOURCE || !TS_EXTENSIONS.has(extname(file))) return hooks;
+  tsx ??= import('tsx/esm/api').then(({ register: registerTsx }) => void registerTsx());
+  return Promise.all([hooks, tsx]).then(() => undefined);
+}
+const RUNNING_FROM_SOURCE = import.meta.url.endsWith('.ts');
+let tsx: Promise<void> | undefined;
 
 async function importPackage(name: string, cwd: string, prefix: string): Promise<Record<string, unknown>> {
   try {

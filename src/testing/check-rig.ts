@@ -114,7 +114,8 @@ export function gatedStrategy<S extends z.ZodType>(
         if (problems.length === 0) return subscriber.next(intent);
         record.invalid.push({ at, intent, problems });
         if (!strict) return;
-        const type = typeof (intent as { type?: unknown }).type === 'string' ? `${intent.type} ` : '';
+        // As the strategy host: anything may arrive here (undefined, null, a number), never read it blindly.
+        const type = typeof intent === 'object' && intent !== null && typeof (intent as { type?: unknown }).type === 'string' ? `${intent.type} ` : '';
         failure ??= new BaseError('STRATEGY_INTENT_INVALID', `${definition.name} emitted an invalid ${type}intent at ${at}: ${problems.join('; ')}`, { details: { at, problems } });
         subscriber.next(intent);
       },

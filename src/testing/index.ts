@@ -50,6 +50,9 @@ export {
   type InvariantFinding,
   type InvariantOptions,
   type InvariantViolation,
+  placementsOf,
+  stateAt,
+  type Placement,
 } from './invariants/index.ts';
 export { fuzzSettings, replayLine, FUZZ_PATH_VAR, FUZZ_RUNS_VAR, FUZZ_SEED_VAR, type FuzzDefaults, type FuzzEnv } from './fuzz-settings.ts';
 export { createMarbleScheduler, marbleClock, runMarbles, type MarbleClock, type MarbleHelpers } from './marbles.ts';

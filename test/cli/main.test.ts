@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { chmodSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.ts';
@@ -99,7 +100,16 @@ describe('clobbot validate: bad input gives located errors and exit 2', () => {
     const { file, code, stderr } = await validate(text, [], {});
     expect(code).toBe(2);
     expect(stderr).toBe(`${file}:1:27 wallet.privateKeyFile: environment variable KEY_DIR is not set\n${file}: not a valid config file (1 problem)\n`);
-    expect((await validate(text, [], { KEY_DIR: '/keys' })).code).toBe(0);
+    // With the variable set, validate goes on to check the key file as clobbot run does: it must exist.
+    const keys = tempDir();
+    try {
+      const params = text.replace('params: { spreadBps: 20 }', 'params: { levels: 1, spreadBps: 20, size: "1", maxInventory: "10" }');
+      expect((await validate(params, [], { KEY_DIR: keys.dir })).stderr).toMatch(/^error CONFIG_WALLET_KEY_MISSING: key file .*\/key does not exist\n/);
+      chmodSync(keys.write('key', `0x${'11'.repeat(32)}\n`), 0o600);
+      expect(await validate(params, [], { KEY_DIR: keys.dir })).toMatchObject({ code: 0, stderr: '' });
+    } finally {
+      keys.remove();
+    }
   });
 
   it('an inline private key', async () => {

@@ -256,7 +256,8 @@ describe('docs/configuration.md', () => {
     const example = /<!-- testnet-example -->\n```yaml\n([\s\S]*?)```/.exec(doc)?.[1];
     expect(example).toBeDefined();
     const file = ws.runFile('docs-testnet.yaml', [example!]);
-    const result = await runCli(['validate', file], {});
+    // validate checks the key source as clobbot run does: the file's privateKeyEnv must be set.
+    const result = await runCli(['validate', file], { CLOBBOT_KEY: WALLET_KEY });
     expect(result.stderr).toBe('');
     expect(result.stdout).toBe(`${file}: valid run file (network testnet, 1 strategy, markets MON_USDC)\n`);
   });

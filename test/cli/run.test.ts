@@ -105,7 +105,7 @@ describe('clobbot run: status while running', () => {
     ws = workspace();
     const tty = await run(true);
     expect(tty.code).toBe(0);
-    expect(tty.stdout).toMatch(/\n\d\d:\d\d:\d\d \+1 s MON_USDC mid [0-9.]+ pos [+-]?[0-9.]+ MON open \d+ fills \d+ pnl [+-]?[0-9.]+ USDC pending \d \| signed \d+ confirmed \d+ reconnects 0\n/);
+    expect(tty.stdout).toMatch(/\n\d\d:\d\d:\d\d \+1 s MON_USDC mid [0-9.]+ pos [+-]?[0-9.]+ MON open \d+ fills \d+ pnl [+-]?[0-9.]+ USDC pending \d \| signed \d+ confirmed \d+(?: stale-slot reverts \d+)? reconnects 0\n/);
     expect(tty.stderr).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO {2}in-process venue listening /);
     expect(tty.stderr).not.toContain('{"level"');
 

@@ -153,14 +153,14 @@ describe('run file schema', () => {
   });
 
   it('parses durations to milliseconds', () => {
-    expect(valid(`${VALID}duration: 90\n`).duration).toBe(90_000);
+    expect(valid(`${VALID}duration: 90s\n`).duration).toBe(90_000);
     expect(valid(`${VALID}duration: 5m\n`).duration).toBe(300_000);
     expect(issues(`${VALID}duration: soon\n`)[0]).toMatch(/^run\.yaml:15:11 duration: expected a positive duration/);
   });
 
   it('reads virtual.faults as a fault script, located where it is wrong', () => {
     expect(valid(VALID).virtual.faults).toEqual([]);
-    const script = `${VALID}virtual:\n  faults:\n    - at: 12.4s\n      fault: { action: drop-connections }\n    - at: 30000\n      fault: { action: answer-unknown, count: 3 }\n`;
+    const script = `${VALID}virtual:\n  faults:\n    - at: 12.4s\n      fault: { action: drop-connections }\n    - at: 30000ms\n      fault: { action: answer-unknown, count: 3 }\n`;
     expect(valid(script).virtual.faults).toEqual([
       { at: 12_400, fault: { action: 'drop-connections' } },
       { at: 30_000, fault: { action: 'answer-unknown', count: 3 } },
@@ -168,7 +168,7 @@ describe('run file schema', () => {
     const bad = `${VALID}virtual:\n  faults:\n    - at: soon\n      fault: { action: drop-connections }\n    - at: 1s\n      fault: { action: answer-unknown, count: 0 }\n`;
     const found = issues(bad);
     expect(found).toHaveLength(2);
-    expect(found[0]).toMatch(/^run\.yaml:17:11 virtual\.faults\[0\]\.at: expected a time after the start up to 30 days: .*, got /);
+    expect(found[0]).toMatch(/^run\.yaml:17:11 virtual\.faults\[0\]\.at: expected a time after the start up to 30 days with a unit, .*, got /);
     expect(found[1]).toMatch(/^run\.yaml:20:\d+ virtual\.faults\[1\]\.fault\.count: /);
   });
 });

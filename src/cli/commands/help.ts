@@ -3,11 +3,11 @@
  */
 import { BaseError } from '../../core/base-error.ts';
 import type { CliIo } from '../cli-io.ts';
-import { ExitCode, type Command } from '../command.ts';
+import { ExitCode, type Command, type CommandEntry } from '../command.ts';
 import { parseCommandArgs } from '../parse-args.ts';
 
 /** The overview: usage and one line per command. */
-export function formatUsage(commands: readonly Command[]): string {
+export function formatUsage(commands: readonly Pick<Command, 'name' | 'summary'>[]): string {
   const width = Math.max(...commands.map((command) => command.name.length));
   return [
     'clobbot: algorithmic trading on an on-chain order book',
@@ -17,15 +17,17 @@ export function formatUsage(commands: readonly Command[]): string {
     'commands:',
     ...commands.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`),
     '',
-    'Run `clobbot help <command>` for the arguments of a command.',
+    'Run `clobbot help <command>` for the arguments of a command; `clobbot --version` prints the version.',
   ].join('\n');
 }
 
+export const HELP_SUMMARY = 'show this overview, or the usage of one command';
+
 /** The help command over the given command list (itself included). */
-export function helpCommand(commands: () => readonly Command[]): Command {
+export function helpCommand(commands: () => readonly CommandEntry[]): Command {
   return {
     name: 'help',
-    summary: 'show this overview, or the usage of one command',
+    summary: HELP_SUMMARY,
     usage: 'clobbot help [command]',
     async run(args: readonly string[], io: CliIo) {
       const { positionals } = parseCommandArgs(args, { command: 'help', options: {}, positionals: ['command?'] });
@@ -34,9 +36,9 @@ export function helpCommand(commands: () => readonly Command[]): Command {
         io.stdout.write(`${formatUsage(commands())}\n`);
         return ExitCode.ok;
       }
-      const command = commands().find((candidate) => candidate.name === name);
-      if (!command) throw new BaseError('CLI_USAGE', `help: unknown command ${JSON.stringify(name.slice(0, 40))}`, { details: { command: 'help' } });
-      io.stdout.write(`usage: ${command.usage}\n`);
+      const entry = commands().find((candidate) => candidate.name === name);
+      if (!entry) throw new BaseError('CLI_USAGE', `help: unknown command ${JSON.stringify(name.slice(0, 40))}`, { details: { command: 'help' } });
+      io.stdout.write(`usage: ${(await entry.load()).usage}\n`);
       return ExitCode.ok;
     },
   };

@@ -2,7 +2,8 @@
  * `clobbot market <depth|trades|ticker|klines|info> --symbol <S> [--network <n>] [--url <base>]
  * [--limit <n>] [--interval <i>] [--state <s>] [--json]`: one market-data request through the
  * same client the bot uses, printed as a table (or the parsed answer as JSON). Works against the
- * local venue (default network sim) and any Binance-compatible server (`--url`).
+ * local venue (default network sim) and any Binance-compatible server (`--url`). `info` shows each
+ * market's tick and size limits (its Binance filters) and, on the local venue, its fees.
  *
  * Exit 0 with the answer; 2 for a mistake of the user (usage, a refused parameter such as an
  * unknown symbol: `error MARKET_DATA_BAD_REQUEST: Invalid symbol. (code -1121)`); 1 when the
@@ -20,6 +21,9 @@ import { createFetchTransport } from '../../clients/http-transport.ts';
 import { createMarketDataClient, type MarketDataClient } from '../../clients/market-data-client.ts';
 import { MarketDataError } from '../../clients/market-data-error.ts';
 import { DEFAULT_RETRY_POLICY } from '../../clients/retry-policy.ts';
+import type { ClientContext } from '../../clients/send-request.ts';
+import { fromUnits } from '../../core/units.ts';
+import { getSimInfo } from '../../runtime/sim-account.ts';
 import type { CliIo } from '../cli-io.ts';
 import { ExitCode, type Command } from '../command.ts';
 import { parseCommandArgs } from '../parse-args.ts';
@@ -92,10 +96,39 @@ function klinesText(symbol: string, interval: string, klines: readonly Kline[]):
   return `${symbol} klines ${interval}  ${klines.length} candles\n${table}`;
 }
 
-function infoText(info: ExchangeInfo, symbol: string | undefined): string {
+/** A market's fees in bps (decimal strings), from pps (parts per 10^7 of the quote amount). */
+export interface MarketFees {
+  readonly makerBps: string;
+  readonly takerBps: string;
+}
+
+/** `filterType`'s field of a symbol's Binance filters (the venue publishes PRICE_FILTER and LOT_SIZE), or '-'. */
+function filterField(entry: ExchangeInfo['symbols'][number], filterType: string, field: string): string {
+  const filter = entry.filters?.find((candidate) => candidate.filterType === filterType) as Record<string, unknown> | undefined;
+  const value = filter?.[field];
+  return typeof value === 'string' || typeof value === 'number' ? String(value) : '-';
+}
+
+export function infoText(info: ExchangeInfo, symbol: string | undefined, fees: ReadonlyMap<string, MarketFees> = new Map()): string {
   const symbols = symbol === undefined ? info.symbols : info.symbols.filter((candidate) => candidate.symbol === symbol);
-  const rows = symbols.map((entry) => [entry.symbol, entry.status, entry.baseAsset, entry.quoteAsset, String(entry.baseAssetPrecision), String(entry.quoteAssetPrecision)]);
-  const table = formatTable(['SYMBOL', 'STATUS', 'BASE', 'QUOTE', 'BASE PREC', 'QUOTE PREC'], rows, ['left', 'left', 'left', 'left', 'right', 'right']);
+  const rows = symbols.map((entry) => [
+    entry.symbol,
+    entry.status,
+    entry.baseAsset,
+    entry.quoteAsset,
+    String(entry.baseAssetPrecision),
+    String(entry.quoteAssetPrecision),
+    filterField(entry, 'PRICE_FILTER', 'tickSize'),
+    filterField(entry, 'LOT_SIZE', 'minQty'),
+    filterField(entry, 'LOT_SIZE', 'maxQty'),
+    fees.get(entry.symbol)?.makerBps ?? '-',
+    fees.get(entry.symbol)?.takerBps ?? '-',
+  ]);
+  const table = formatTable(
+    ['SYMBOL', 'STATUS', 'BASE', 'QUOTE', 'BASE PREC', 'QUOTE PREC', 'TICK', 'MIN SIZE', 'MAX SIZE', 'MAKER BPS', 'TAKER BPS'],
+    rows,
+    ['left', 'left', 'left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
+  );
   return `exchange info  timezone ${info.timezone}  server time ${isoMs(info.serverTime)}${info.E === undefined ? '' : `  block ${isoMs(info.E)}`}  ${symbols.length} of ${info.symbols.length} symbols\n${table}`;
 }
 
@@ -108,7 +141,26 @@ interface MarketArgs {
   readonly json: boolean;
 }
 
-async function fetchAndFormat(client: MarketDataClient, args: MarketArgs): Promise<{ value: unknown; text: string }> {
+/**
+ * The markets' fees, which exchangeInfo does not carry: the local venue publishes them (`GET
+ * /sim/info`). Any other server, or none answering: no fees (shown as '-').
+ */
+async function simFees(context: ClientContext, baseUrl: string): Promise<Map<string, MarketFees>> {
+  const fees = new Map<string, MarketFees>();
+  try {
+    const info = await getSimInfo(context, baseUrl.replace(/\/+$/, ''));
+    for (const market of info.markets) {
+      if (market.makerFeePps === undefined || market.takerFeePps === undefined) continue;
+      // bps = pps / 1000 (1 bp = 10^-4 = 1000 parts per 10^7).
+      fees.set(market.symbol, { makerBps: fromUnits(market.makerFeePps, 1_000n), takerBps: fromUnits(market.takerFeePps, 1_000n) });
+    }
+  } catch {
+    // Not the local venue: its fees are not published.
+  }
+  return fees;
+}
+
+async function fetchAndFormat(client: MarketDataClient, args: MarketArgs, fees: () => Promise<ReadonlyMap<string, MarketFees>>): Promise<{ value: unknown; text: string }> {
   const symbol = args.symbol ?? '';
   const limit = args.limit === undefined ? {} : { limit: args.limit };
   switch (args.request) {
@@ -131,8 +183,15 @@ async function fetchAndFormat(client: MarketDataClient, args: MarketArgs): Promi
     }
     case 'info': {
       const value = await client.exchangeInfo();
-      const shown = args.symbol === undefined ? value : { ...value, symbols: value.symbols.filter((entry) => entry.symbol === args.symbol) };
-      return { value: shown, text: infoText(value, args.symbol) };
+      const known = await fees();
+      const symbols = args.symbol === undefined ? value.symbols : value.symbols.filter((entry) => entry.symbol === args.symbol);
+      // The JSON is the parsed answer, plus the fees (not part of exchangeInfo) when the venue publishes them.
+      const feeEntries = symbols.flatMap((entry) => {
+        const fee = known.get(entry.symbol);
+        return fee === undefined ? [] : [[entry.symbol, fee] as const];
+      });
+      const shown = { ...value, symbols, ...(feeEntries.length === 0 ? {} : { fees: Object.fromEntries(feeEntries) }) };
+      return { value: shown, text: infoText(value, args.symbol, known) };
     }
   }
 }
@@ -176,13 +235,14 @@ async function runMarket(args: readonly string[], io: CliIo): Promise<number> {
   const network = resolveNetwork(networkName, url === undefined ? {} : { hosts: { exchangeUrl: url } });
   const baseUrl = network.hosts.exchangeUrl;
   if (baseUrl === undefined) throw usageError(`network ${network.name} publishes no market-data host: pass --url <base URL>`);
+  const context: ClientContext = { transport: createFetchTransport(), clock: liveClock, random: seededRandom(liveClock.now() % 2 ** 31) };
   const client = createMarketDataClient(
-    { transport: createFetchTransport(), clock: liveClock, random: seededRandom(liveClock.now() % 2 ** 31) },
+    context,
     // One request: a quick second try after a lost answer or a 5xx, no long waits.
     { baseUrl, retry: { ...DEFAULT_RETRY_POLICY, maxAttempts: 2, maxRetryAfterMs: 2_000 } },
   );
   try {
-    const { value, text } = await fetchAndFormat(client, market);
+    const { value, text } = await fetchAndFormat(client, market, () => (network.name === 'sim' ? simFees(context, baseUrl) : Promise.resolve(new Map())));
     io.stdout.write(`${market.json ? JSON.stringify(value, null, 2) : text}\n`);
     return ExitCode.ok;
   } catch (error) {
@@ -213,6 +273,8 @@ export const marketCommand: Command = {
     '  --interval <i>   klines interval: 1m 5m 15m 30m 1h 4h 1d 1w (default 1m)',
     '  --state <s>      depth orderbook state: proposed, voted, finalized, committed (default committed)',
     '  --json           the parsed answer as JSON instead of a table',
+    '',
+    'info lists each market with its tick, minimum and maximum size and, on the local venue, its maker and taker fees (bps).',
     '',
     'Exit 0 with the answer; 2 for a usage mistake or a refused parameter; 1 when the server cannot be reached or fails.',
   ].join('\n'),

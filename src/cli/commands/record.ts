@@ -6,6 +6,7 @@ import { BaseError } from '../../core/base-error.ts';
 import type { Command } from '../command.ts';
 import { parseCommandArgs } from '../parse-args.ts';
 import { recordMarket } from '../record/record-market.ts';
+import { canonicalMarketSymbol } from '../../config/fields.ts';
 import { parseDurationOption, parseSeedOption } from './run.ts';
 
 const usage = [
@@ -44,7 +45,8 @@ export const recordCommand: Command = {
     if (values.symbol === undefined || values.out === undefined) throw new BaseError('CLI_USAGE', 'record: --symbol and --out are required', { details: { command: 'record' } });
     return recordMarket(io, {
       ...(positionals[0] === undefined ? {} : { file: positionals[0] }),
-      symbol: values.symbol,
+      // Matched case-insensitively (`mon_usdc`), printed canonically.
+      symbol: canonicalMarketSymbol(values.symbol),
       out: values.out,
       ...(values.network === undefined ? {} : { network: values.network }),
       ...(values.duration === undefined ? {} : { durationMs: parseDurationOption(values.duration) }),

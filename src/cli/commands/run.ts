@@ -36,7 +36,8 @@ const usageError = (message: string) => new BaseError('CLI_USAGE', `run: ${messa
 
 /** `--duration`: plain seconds, or a duration with a unit. */
 export function parseDurationOption(text: string): number {
-  const value = /^[0-9]+(?:\.[0-9]+)?$/.test(text.trim()) ? Number(text) : text;
+  // A bare number on the command line is seconds, as the usage says (a run file's durations carry their unit).
+  const value = /^[0-9]+(?:\.[0-9]+)?$/.test(text.trim()) ? `${text.trim()}s` : text;
   const parsed = durationMs.safeParse(value);
   if (!parsed.success) throw usageError('--duration must be a positive number of seconds, or a duration such as 90s, 5m, 1h');
   return parsed.data;

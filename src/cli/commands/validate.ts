@@ -1,6 +1,7 @@
 /**
  * `clobbot validate <file> [--kind run|sim]`: checks a config file without running anything. A run
- * file is checked as `clobbot run` checks it before connecting (`runFileIssues`).
+ * file is checked as `clobbot run` checks it before connecting: its schema, `runFileIssues`, then
+ * `checkRunFileBeforeNetwork` (strategy modules and params, key source, sim config and markets).
  * Valid: exit 0 and one summary line on stdout. Invalid: exit 2 and every located problem on stderr.
  */
 import { BaseError } from '../../core/base-error.ts';
@@ -13,7 +14,8 @@ import { readYamlSource } from '../../config/yaml-source.ts';
 import type { CliIo } from '../cli-io.ts';
 import { ExitCode, type Command } from '../command.ts';
 import { parseCommandArgs } from '../parse-args.ts';
-import { runFileIssues } from '../run/run-file-issues.ts';
+import { DEFAULT_SIM_CONFIG } from '../run/connect-sim-venue.ts';
+import { checkRunFileBeforeNetwork, runFileIssues } from '../run/run-file-issues.ts';
 
 const LABELS: Readonly<Record<ConfigKind, string>> = { run: 'run file', sim: 'sim config' };
 
@@ -93,6 +95,10 @@ export const validateCommand: Command = {
       // What `clobbot run` checks beyond the schema (account.id off the sim, the markets given whole).
       const more = runFileIssues(read.source, result.value);
       if (more.length > 0) return reportIssues(io, file, more, `invalid ${label}`);
+      // Then what `clobbot run` checks before it touches a network, throwing the run's own errors
+      // (printed by main as `error CODE: …`, exit 2): strategy modules and their params, the key
+      // source, the sim config and its markets.
+      await checkRunFileBeforeNetwork(read.source, result.value, { env: io.env, cwd: process.cwd(), network: result.value.network, defaultSimConfig: DEFAULT_SIM_CONFIG });
       io.stdout.write(`${file}: valid ${label} (${summarizeRunConfig(result.value)})\n`);
     } else {
       const result = validateYamlSource(read.source, configSchemas.sim);

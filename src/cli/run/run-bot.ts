@@ -57,7 +57,7 @@ import type { CliIo, TextSink } from '../cli-io.ts';
 import { ExitCode } from '../command.ts';
 import { connectNetworkVenue } from './connect-network-venue.ts';
 import { connectSimVenue, DEFAULT_SIM_CONFIG } from './connect-sim-venue.ts';
-import { runFileIssues } from './run-file-issues.ts';
+import { leftoverKillFile, runFileIssues } from './run-file-issues.ts';
 import { runMetricFamilies } from './run-metrics.ts';
 import { startMetricsServer } from './metrics-server.ts';
 import { describeStop, formatSeconds } from '../../runtime/stop-reason.ts';
@@ -200,6 +200,12 @@ export async function runBot(io: CliIo, options: RunBotOptions): Promise<number>
     ...(options.network === undefined ? {} : { network: options.network }),
     ...(options.allowMainnet === undefined ? {} : { allowMainnet: options.allowMainnet }),
   });
+  // A kill-switch file left by an earlier stop: refused at once (exit 1), never a silent run that places nothing.
+  const killFile = leftoverKillFile(source, config, cwd);
+  if (killFile !== undefined) {
+    io.stderr.write(`error ${killFile.code}: ${scrubSecretText(killFile.message)}\n`);
+    return ExitCode.failure;
+  }
   const durationMs = options.durationMs ?? config.duration;
   const clock = virtual ? new VirtualClock(config.virtual.start) : (options.clock ?? liveClock);
   if (virtual) {

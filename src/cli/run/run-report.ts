@@ -43,7 +43,7 @@ export function clockTime(ms: number): string {
  *
  * @example
  * formatStatusLine(now, summaries, stats, elapsedMs)
- * // '12:00:20 +20 s MON_USDC mid 0.035012 pos -2000 MON open 6 fills 3 pnl +0.12 USDC pending 0 | intents 14 reconnects 0'
+ * // '12:00:20 +20 s MON_USDC mid 0.035012 pos -2000 MON open 6 fills 3 pnl +0.12 USDC pending 0 | signed 14 confirmed 13 stale-slot reverts 1 reconnects 0'
  */
 export function formatStatusLine(nowMs: number, elapsedMs: number, markets: readonly MarketSummary[], stats: EngineStats | undefined): string {
   const parts = markets.map(
@@ -51,7 +51,9 @@ export function formatStatusLine(nowMs: number, elapsedMs: number, markets: read
       `${market.symbol} mid ${market.mid ?? '-'} pos ${signed(market.position)} ${market.base} open ${market.openOrders} fills ${market.fills} ` +
       `pnl ${signed(market.netPnl)} ${market.quote} pending ${market.pending}`,
   );
-  const engine = stats === undefined ? '' : ` | signed ${stats.signed} confirmed ${ownStats(stats).confirmed} reconnects ${stats.reconnects}`;
+  // Stale-slot reverts are expected (a requote of a quote that had just filled) and logged at debug: one count here.
+  const stale = stats === undefined || stats.staleSlotReverts === 0 ? '' : ` stale-slot reverts ${stats.staleSlotReverts}`;
+  const engine = stats === undefined ? '' : ` | signed ${stats.signed} confirmed ${ownStats(stats).confirmed}${stale} reconnects ${stats.reconnects}`;
   return `${clockTime(nowMs)} +${Math.round(elapsedMs / 1000)} s ${parts.join('; ')}${engine}`;
 }
 
