@@ -206,6 +206,7 @@ describe('the npm package (npm pack, installed offline into a scratch project)',
     const files = (JSON.parse(stdout) as { files: { path: string }[] }[])[0]!.files.map((file) => file.path);
     expect(files).toContain('package.json');
     expect(files).toContain('README.md');
+    expect(files).toContain('LICENSE');
     expect(files).toContain('bin/clobbot.js');
     expect(files).toContain('dist/index.js');
     expect(files).toContain('dist/index.d.ts');
