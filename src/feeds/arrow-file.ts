@@ -21,6 +21,7 @@ import {
   type DataType,
 } from 'apache-arrow';
 import { BaseError } from '../core/base-error.ts';
+import { checkArrowLayout, checkRecordBatchMessage } from './arrow-layout.ts';
 import { registerLz4Codec } from './lz4-codec.ts';
 
 /** Rows per record batch: large enough that per-batch costs vanish, small enough to stay in cache-sized memory. */
@@ -148,6 +149,8 @@ export interface ArrowFileReader {
   readonly path: string;
   readonly metadata: ReadonlyMap<string, string>;
   readonly columnNames: readonly string[];
+  /** The columns' Arrow types in schema order (a reader checks them: a damaged schema can change a type and keep the file readable). */
+  readonly columnTypes: readonly DataType[];
   readonly batchCount: number;
   /** The batches in order, one decoded at a time. */
   batches(): AsyncIterableIterator<ArrowBatch>;
@@ -165,7 +168,9 @@ function unreadable(path: string, where: string, cause: unknown): BaseError {
 /**
  * Opens an Arrow IPC file lazily: the footer and schema now, each batch when iterated.
  * A missing file is FEED_NOT_FOUND; one that is not an Arrow IPC file FEED_FOREIGN; a truncated or
- * corrupted one FEED_UNREADABLE naming the batch where reading stopped.
+ * corrupted one FEED_UNREADABLE naming the batch where reading stopped. The structure apache-arrow
+ * would trust (the footer, each batch's message header) is checked first, bounds and all
+ * (arrow-layout.ts): a damaged one is FEED_UNREADABLE naming the byte, never a huge allocation or a hang.
  */
 export async function openArrowFile(path: string): Promise<ArrowFileReader> {
   registerLz4Codec();
@@ -188,6 +193,14 @@ export async function openArrowFile(path: string): Promise<ArrowFileReader> {
     await handle.close();
     throw new BaseError('FEED_UNREADABLE', `${path}: truncated: no Arrow footer at its end (${size} bytes); it was not finished`, { details: { path, bytes: size } });
   }
+  // apache-arrow trusts the file's flatbuffer metadata: check it first (arrow-layout.ts).
+  let layout;
+  try {
+    layout = await checkArrowLayout(handle, size, path);
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
   let reader;
   try {
     reader = await RecordBatchReader.from(handle);
@@ -203,7 +216,13 @@ export async function openArrowFile(path: string): Promise<ArrowFileReader> {
   const schema = reader.schema;
   const fileReader = reader;
   const batchCount = fileReader.numRecordBatches;
+  if (batchCount !== layout.recordBatches.length) {
+    await handle.close();
+    throw unreadable(path, 'footer', `apache-arrow reads ${batchCount} record batches, the footer lists ${layout.recordBatches.length}`);
+  }
   const readBatch = async (index: number): Promise<ArrowBatch> => {
+    if (!Number.isInteger(index) || index < 0 || index >= batchCount) throw unreadable(path, `record batch ${index + 1} of ${batchCount}`, 'no such batch');
+    await checkRecordBatchMessage(handle, layout, index, path);
     let batch;
     try {
       batch = await fileReader.readRecordBatch(index);
@@ -222,6 +241,7 @@ export async function openArrowFile(path: string): Promise<ArrowFileReader> {
     path,
     metadata: schema.metadata,
     columnNames: schema.fields.map((field) => field.name),
+    columnTypes: schema.fields.map((field) => field.type),
     batchCount,
     async *batches() {
       for (let index = 0; index < batchCount; index += 1) yield await readBatch(index);

@@ -110,6 +110,11 @@ export async function openFeedFile(path: string, kind: FeedHeader['kind'], colum
     if (header.kind !== kind || file.columnNames.join(',') !== expected) {
       throw new BaseError('FEED_FOREIGN', `${path}: a clobbot ${header.kind} feed, not ${kind === 'events' ? 'an event' : 'a candle'} feed (columns ${file.columnNames.join(', ')})`, { details: { path, kind: header.kind } });
     }
+    // The types too: read with another type (a damaged schema: Int64 as Int8, signed as unsigned) a column would give other numbers.
+    const other = columns.findIndex((column, index) => String(file.columnTypes[index]) !== String(column.type));
+    if (other >= 0) {
+      throw new BaseError('FEED_FOREIGN', `${path}: column ${columns[other]!.name} is ${String(file.columnTypes[other])}, not ${String(columns[other]!.type)}`, { details: { path, kind: header.kind, column: columns[other]!.name } });
+    }
     return { file, header };
   } catch (error) {
     await file.close();
