@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { BaseError } from '../core/base-error.ts';
-import { LOG_LEVELS } from '../core/logger.ts';
+import { LOG_LEVELS } from '../core/log-levels.ts';
 import { UINT256_MAX, UINT32_MAX, UINT40_MAX, UINT96_MAX } from '../core/units.ts';
 import { MAKER_SLOTS, RELAY_PENDING_OUTCOME_LIMIT } from '../protocol/constants.ts';
 import type { ConfigPath } from './config-issue.ts';

@@ -9,11 +9,11 @@
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import type { Clock } from './clock.ts';
 import { redactSecrets } from './secrets.ts';
+import type { LogLevel } from './log-levels.ts';
 
 export type { Logger } from 'pino';
 
-export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
+export { LOG_LEVELS, type LogLevel } from './log-levels.ts';
 
 export interface CreateLoggerParameters {
   /** Lowest level written. Default `info`. */

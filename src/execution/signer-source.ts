@@ -19,7 +19,7 @@ import type { RandomSource } from '../core/random.ts';
 import type { Env } from '../config/env-interpolation.ts';
 import type { WalletSource } from '../config/run-config.ts';
 import type { Address } from '../protocol/encoding.ts';
-import { SECP256K1_N } from '../protocol/intent-signing.ts';
+import { SECP256K1_N } from '../protocol/secp256k1-order.ts';
 
 const KEY_PATTERN = /^0x[0-9a-fA-F]{64}$/;
 /** A private key with or without its 0x, in any case: never a file name. */

@@ -27,6 +27,7 @@ import {
   type TradingWalletDomain,
 } from './eip712-types.ts';
 import { recoverDigestAddress } from './recover-address.ts';
+import { SECP256K1_N } from './secp256k1-order.ts';
 import { eip712Digest, hashStaticStruct, typeHash } from './eip712-hasher.ts';
 import { hashCancelSlotIdxs, hashCancelSlotIdxsBytes, hashExpectedOrderIds, hashExpectedOrderIdsBytes, hashOrders, hashOrdersBytes, hashPackedOps } from './intent-hashes.ts';
 import type {
@@ -44,8 +45,8 @@ import type {
  */
 export type IntentSigner = Pick<LocalAccount, 'address' | 'signTypedData'> & { readonly sign?: LocalAccount['sign'] };
 
-/** secp256k1 group order n; n/2 is the largest low-s value (EIP-2). */
-export const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+/** secp256k1 group order n (src/protocol/secp256k1-order.ts); n/2 is the largest low-s value (EIP-2). */
+export { SECP256K1_N };
 const SECP256K1_HALF_N = SECP256K1_N >> 1n;
 const signaturePattern = /^0x[0-9a-fA-F]{130}$/;
 

@@ -14,8 +14,7 @@ import { readYamlSource } from '../../config/yaml-source.ts';
 import type { CliIo } from '../cli-io.ts';
 import { ExitCode, type Command } from '../command.ts';
 import { parseCommandArgs } from '../parse-args.ts';
-import { DEFAULT_SIM_CONFIG } from '../run/connect-sim-venue.ts';
-import { checkRunFileBeforeNetwork, runFileIssues } from '../run/run-file-issues.ts';
+import { DEFAULT_SIM_CONFIG } from '../run/default-sim-config.ts';
 
 const LABELS: Readonly<Record<ConfigKind, string>> = { run: 'run file', sim: 'sim config' };
 
@@ -92,6 +91,8 @@ export const validateCommand: Command = {
     if (kind === 'run') {
       const result = validateYamlSource(read.source, configSchemas.run);
       if (!result.ok) return reportIssues(io, file, result.issues, `invalid ${label}`);
+      // Loaded here, not at the top: a sim config needs none of it (strategy loading, key sources).
+      const { checkRunFileBeforeNetwork, runFileIssues } = await import('../run/run-file-issues.ts');
       // What `clobbot run` checks beyond the schema (account.id off the sim, the markets given whole).
       const more = runFileIssues(read.source, result.value);
       if (more.length > 0) return reportIssues(io, file, more, `invalid ${label}`);

@@ -35,7 +35,7 @@ import { getSimInfo, marketSpecsOf } from '../../runtime/sim-account.ts';
 import { runOnVirtualClock } from '../../runtime/virtual-driver.ts';
 import type { CliIo } from '../cli-io.ts';
 import { ExitCode } from '../command.ts';
-import { DEFAULT_SIM_CONFIG } from '../run/connect-sim-venue.ts';
+import { DEFAULT_SIM_CONFIG } from '../run/default-sim-config.ts';
 import { formatSeconds } from '../../runtime/stop-reason.ts';
 
 export interface RecordOptions {

@@ -40,8 +40,7 @@ import { getSimInfo, marketSpecsOf, simFund, type SimInfo } from '../../runtime/
 import { setUpSimWallet, startSetupTransport } from '../../runtime/connect-in-process-venue.ts';
 import { notReadyError, probeTradingWallet } from './trading-wallet-readiness.ts';
 import type { VenueConnection } from '../../runtime/venue-connection.ts';
-
-export const DEFAULT_SIM_CONFIG = 'config/sim.yaml';
+import { DEFAULT_SIM_CONFIG } from './default-sim-config.ts';
 
 export interface ConnectSimVenueParameters {
   readonly config: RunConfig;
