@@ -144,6 +144,7 @@ export class AccountTruth {
     if (this.#stopped) return;
     this.#timer = this.#context.clock.scheduler.schedule(() => {
       this.#reading = this.#read(false)
+        .then(() => this.#readSlots())
         .then(() => {
           if (!this.#stopped) this.#checkpoint();
         })
@@ -198,15 +199,16 @@ export class AccountTruth {
     }
   }
 
-  /** The chain's slot view of each market, for the orders whose slot the portfolio does not know. */
+  /** The chain's slot view of each market: the slots of settled orders come from it (Portfolio.adoptSlotView). */
   async #readSlots(): Promise<void> {
     const { chain, accountId, portfolio, markets } = this.#params;
     if (chain === undefined) return;
     for (const spec of markets) {
       try {
-        const { adopted, differing } = portfolio.adoptSlotView(spec.address, await chain.slotOrderIds(accountId, spec.address));
+        const { adopted, corrected, differing } = portfolio.adoptSlotView(spec.address, await chain.slotOrderIds(accountId, spec.address));
         if (adopted > 0) this.#context.logger.info({ market: spec.address, adopted }, `${adopted} open order(s) of ${spec.symbol} placed by no request of this run: their slots come from the chain`);
-        if (differing > 0) this.#context.logger.warn({ market: spec.address, differing }, `${differing} slot(s) of ${spec.symbol} hold other orders on the chain than the replay of this run's placements says`);
+        if (corrected > 0) this.#context.logger.warn({ market: spec.address, corrected }, `${corrected} order(s) of ${spec.symbol} hold other slots on the chain than inferred: taken from the chain`);
+        if (differing > 0) this.#context.logger.debug({ market: spec.address, differing }, `${differing} slot(s) of ${spec.symbol} differ from the replay of placements still settling`);
       } catch (error) {
         this.#context.logger.warn({ err: error, market: spec.address }, 'the maker slots could not be read from the chain');
       }

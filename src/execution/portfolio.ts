@@ -561,35 +561,43 @@ export class Portfolio {
   }
 
   /**
-   * Takes the chain's slot view (`getOrderId` of every slot: the order id, null when empty) for
-   * the orders whose slot nothing else tells: an order no placement of this process made (its history
-   * compacted away, or another process's) gets its slot, so a CancelAll can address it. Slots that
-   * the replay of this process's placements infers are left to it; those that differ from the view
-   * are counted (`differing`), as the view is older or newer than the replay by a block or two.
+   * Takes the chain's slot view (`getOrderId` of every slot: the order id, null when empty). The
+   * chain is the truth for every order whose placement has settled: an order no placement of this
+   * process made (its history compacted away, or another process's) gets its slot, so a CancelAll
+   * can address it (`adopted`); a settled order the replay put in another slot is moved where the
+   * chain holds it (`corrected`), and a settled order that claims a slot the chain gives another
+   * order lets it go, so slots do not rest on the venue's slot rule, which is not public. Orders
+   * of placements still being replayed are left to the replay; a slot where the chain holds
+   * another order than the replay says is counted (`differing`: the view may be a block or two
+   * older or newer than the replay).
    */
-  adoptSlotView(market: Address, orderIds: readonly (bigint | null)[]): { readonly adopted: number; readonly differing: number } {
+  adoptSlotView(market: Address, orderIds: readonly (bigint | null)[]): { readonly adopted: number; readonly corrected: number; readonly differing: number } {
     const book = this.#book(market);
     const derived = this.state(market).slots;
+    const replayed = (record: OrderRecord) => record.placement !== undefined && record.placement.unsettledIn.has(book.spec.address);
     let adopted = 0;
+    let corrected = 0;
     let differing = 0;
     orderIds.forEach((orderId, slot) => {
       if (orderId === null || slot >= MAKER_SLOTS) return;
       const record = book.byId.get(orderId);
       if (record === undefined || !book.open.has(record)) return;
-      const replayed = record.placement !== undefined && record.placement.unsettledIn.has(book.spec.address);
-      if (record.knownSlot === undefined && !replayed) {
-        record.knownSlot = slot;
-        book.slotted.add(record);
-        adopted++;
-      } else if (derived[slot]?.orderId !== orderId) {
-        differing++;
+      if (replayed(record)) {
+        if (derived[slot]?.orderId !== orderId) differing++;
+        return;
       }
+      if (record.knownSlot === slot) return;
+      if (record.knownSlot === undefined) adopted++;
+      else corrected++;
+      for (const other of book.slotted) if (other !== record && other.knownSlot === slot && !replayed(other)) other.knownSlot = undefined;
+      record.knownSlot = slot;
+      book.slotted.add(record);
     });
-    if (adopted > 0) {
+    if (adopted + corrected > 0) {
       book.dirty = true;
       this.#flush();
     }
-    return { adopted, differing };
+    return { adopted, corrected, differing };
   }
 
   /**

@@ -169,6 +169,25 @@ describe('portfolio: orders live only after CONFIRMED', () => {
     expect(portfolio.slotOrderIds(M)[4]).toBe(UINT64_MAX);
   });
 
+  it('takes the slots of settled orders from the chain: adopts, moves, and lets go of a slot the chain gives another order', () => {
+    const { portfolio } = setup();
+    portfolio.restoreSlots(M, [
+      { slot: 4, orderId: 31n, side: 'BUY', price: 95n, size: 300n },
+      { slot: 7, orderId: 32n, side: 'BUY', price: 94n, size: 300n },
+    ]);
+    portfolio.applyOrderEvent(created(at(2), 33n, 'SELL', 105n, 100n));
+    const view: (bigint | null)[] = new Array(62).fill(null);
+    view[7] = 31n;
+    view[9] = 33n;
+    expect(portfolio.adoptSlotView(M, view)).toEqual({ adopted: 1, corrected: 1, differing: 0 });
+    const slots = portfolio.slotOrderIds(M);
+    expect([slots[4], slots[7], slots[9]]).toEqual([UINT64_MAX, 31n, 33n]);
+    // 32 is still open (no event ended it) but holds no slot the chain knows of.
+    expect(portfolio.state(M).orders.find((order) => order.orderId === 32n)?.slot).toBeUndefined();
+    // The same view again changes nothing.
+    expect(portfolio.adoptSlotView(M, view)).toEqual({ adopted: 0, corrected: 0, differing: 0 });
+  });
+
   it('refuses a request id already in flight and an untracked market', () => {
     const { portfolio } = setup();
     portfolio.markPending('r1', batch([]));
