@@ -177,5 +177,9 @@ describe('clobbot market info', () => {
     const parsed = JSON.parse(json.stdout);
     expect(parsed.symbols).toHaveLength(1);
     expect(parsed.fees).toEqual({ MON_USDC: { makerBps: bps(mon.makerFeePps), takerBps: bps(mon.takerFeePps) } });
+    // A symbol in any case is the market, printed canonically.
+    const lower = await runCli(['market', 'depth', '--symbol', 'mon_usdc', '--url', venue.url], {});
+    expect(lower.code, lower.stderr).toBe(0);
+    expect(lower.stdout).toMatch(/^MON_USDC depth /);
   });
 });

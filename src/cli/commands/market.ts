@@ -27,6 +27,7 @@ import { getSimInfo } from '../../runtime/sim-account.ts';
 import type { CliIo } from '../cli-io.ts';
 import { ExitCode, type Command } from '../command.ts';
 import { parseCommandArgs } from '../parse-args.ts';
+import { canonicalMarketSymbol } from '../../config/fields.ts';
 
 export const MARKET_REQUESTS = ['depth', 'trades', 'ticker', 'klines', 'info'] as const;
 export type MarketRequest = (typeof MARKET_REQUESTS)[number];
@@ -218,7 +219,7 @@ function parseMarketArgs(args: readonly string[]): { market: MarketArgs; network
   return {
     market: {
       request: request as MarketRequest,
-      symbol: values.symbol,
+      symbol: values.symbol === undefined ? undefined : canonicalMarketSymbol(values.symbol),
       limit: positiveInteger('limit', values.limit),
       interval: values.interval ?? '1m',
       state: values.state,
