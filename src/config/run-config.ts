@@ -3,6 +3,9 @@
  * limits, engine settings, logging and metrics. Strategy `params` are kept as written here and
  * validated later by each strategy's own schema (with `validateYamlSource` for located errors);
  * strategy modules are not loaded at validation time.
+ *
+ * Why one file of this size: it is the run file's one schema, section by section, with the
+ * cross-field rules that need the whole file (markets against strategies, the network's rules).
  */
 import { z } from 'zod';
 import { BaseError } from '../core/base-error.ts';

@@ -18,6 +18,10 @@
  *   RecordBatch { length: long, nodes: [FieldNode (length, null_count: long)], buffers: [Buffer (offset, length: long)], compression: BodyCompression, variadicBufferCounts: [long] }
  *
  * The file reader takes its schema from the footer: the schema message at the start is not read.
+ *
+ * Why one file of this size: the footer and message checks share the bounds-checked flatbuffer
+ * reading (tables, vtables, vectors, forward-only offsets, the visit budget); split, each half would
+ * need that reader exported and its budget rules stated twice.
  */
 import type { FileHandle } from 'node:fs/promises';
 import { BaseError } from '../core/base-error.ts';

@@ -4,11 +4,10 @@ import { RelayAuthError, createRelayAuthClient } from '../../src/clients/relay-a
 import { createRelayRestClient } from '../../src/clients/relay-rest-client.ts';
 import { ClientError } from '../../src/clients/client-error.ts';
 import { VirtualClock } from '../../src/core/virtual-clock.ts';
-import { RelayMethod } from '../../src/protocol/constants.ts';
 import { BoundJwt, JwtStore } from '../../src/protocol/jwt-store.ts';
 import { recoverPersonalSignSigner } from '../../src/protocol/personal-sign.ts';
-import { parseRelayRestRequest, type RelayRestRequest } from '../../src/protocol/relay-request.ts';
-import { context, json, runOnClock, stubTransport } from './support.ts';
+import { parseRelayRestRequest } from '../../src/protocol/relay-request.ts';
+import { batchRequest, context, json, runOnClock, stubTransport } from './support.ts';
 
 const T0 = Date.UTC(2024, 7, 8, 12, 0, 0);
 // Anvil's second well-known test key: public, never funded anywhere real.
@@ -16,34 +15,6 @@ const account = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae
 const wallet = account.address.toLowerCase() as `0x${string}`;
 const JWT = 'eyJhbGciOiJIUzI1NiJ9.eyJ3YWxsZXQiOiIweDcwIn0.c2lnbmF0dXJlLXNlY3JldA';
 const requestId = '019a2b3c-4d5e-7f60-8a1b-2c3d4e5f6a7b';
-
-function batchRequest(): RelayRestRequest {
-  const text = JSON.stringify({
-    requestId,
-    method: RelayMethod.executeBatch,
-    wallet,
-    payload: {
-      header: {
-        accountId: '7',
-        market: '0x1111111111111111111111111111111111111111',
-        authNonce: '0',
-        nonce: '1723161600000',
-        deadline: '1723161660',
-        clientOrderId: `0x${'00'.repeat(31)}01`,
-        builder: `0x${'00'.repeat(20)}`,
-        builderFeePps: '0',
-      },
-      orders: [{ side: 'BUY', quantity: '1500', price: '34125', tif: 'GTC', executionInstruction: 'POST_ONLY', minSizeAfterBlock: '0' }],
-      cancelSlotIdxs: [],
-      expectedOrderIds: [],
-      signature: `0x${'ab'.repeat(65)}`,
-    },
-    authorization7702: null,
-  });
-  const parsed = parseRelayRestRequest(text);
-  if (!parsed.ok) throw new Error(parsed.error.message);
-  return parsed.value;
-}
 
 describe('relay auth client', () => {
   it('challenge, personal_sign of the exact message, token: stores a BoundJwt for (network, wallet)', async () => {
@@ -119,7 +90,7 @@ describe('relay REST client', () => {
 
   it('POSTs the encoded request with the Bearer JWT of its network in the header only', async () => {
     const { relay, stub } = setup([json(200, broadcast)]);
-    const request = batchRequest();
+    const request = batchRequest(wallet, requestId);
     expect(await relay.send(request)).toEqual(broadcast);
     const sent = stub.requests[0]!;
     expect(sent.url).toBe('http://relay.test/relay');
@@ -130,38 +101,38 @@ describe('relay REST client', () => {
 
   it('REJECTED and UNKNOWN answers are values, whatever their HTTP status', async () => {
     const unknown = { ...rejected, status: 'UNKNOWN', code: 'BROADCAST_RESULT_UNKNOWN', candidateTxHash: `0x${'56'.repeat(32)}`, sponsorAddress: `0x${'34'.repeat(20)}`, sponsorNonce: '6' };
-    expect(await setup([json(422, rejected)]).relay.send(batchRequest())).toEqual(rejected);
-    expect(await setup([json(503, unknown)]).relay.send(batchRequest())).toEqual(unknown);
+    expect(await setup([json(422, rejected)]).relay.send(batchRequest(wallet, requestId))).toEqual(rejected);
+    expect(await setup([json(503, unknown)]).relay.send(batchRequest(wallet, requestId))).toEqual(unknown);
     const serverError = { ...rejected, requestId: null, code: 'INTERNAL_ERROR', retryable: true };
-    expect(await setup([json(500, serverError)]).relay.send(batchRequest())).toMatchObject({ requestId, status: 'REJECTED', code: 'INTERNAL_ERROR' });
+    expect(await setup([json(500, serverError)]).relay.send(batchRequest(wallet, requestId))).toMatchObject({ requestId, status: 'REJECTED', code: 'INTERNAL_ERROR' });
   });
 
   it('is never retried; a lost answer is UNKNOWN (reconcile), a request that never left throws', async () => {
     const silent = setup(() => () => new Promise(() => undefined));
-    const answer = await runOnClock(silent.clock, silent.relay.send(batchRequest()));
+    const answer = await runOnClock(silent.clock, silent.relay.send(batchRequest(wallet, requestId)));
     expect(answer).toMatchObject({ requestId, status: 'UNKNOWN', code: 'BROADCAST_RESULT_UNKNOWN', retryable: false });
     expect(silent.stub.requests).toHaveLength(1);
 
     const reset = setup([new ClientError('HTTP_UNAVAILABLE', 'socket hang up', { details: { requestMayHaveBeenSent: true } })]);
-    expect(await reset.relay.send(batchRequest())).toMatchObject({ status: 'UNKNOWN' });
+    expect(await reset.relay.send(batchRequest(wallet, requestId))).toMatchObject({ status: 'UNKNOWN' });
 
     const refused = setup([new ClientError('HTTP_UNAVAILABLE', 'connect ECONNREFUSED', { details: { requestMayHaveBeenSent: false } })]);
-    await expect(refused.relay.send(batchRequest())).rejects.toMatchObject({ code: 'HTTP_UNAVAILABLE' });
+    await expect(refused.relay.send(batchRequest(wallet, requestId))).rejects.toMatchObject({ code: 'HTTP_UNAVAILABLE' });
     expect(refused.stub.requests).toHaveLength(1);
   });
 
   it('needs an unexpired JWT of its own network: RELAY_NOT_AUTHENTICATED otherwise, nothing sent', async () => {
     const other = setup([json(200, broadcast)], 'mainnet');
-    await expect(other.relay.send(batchRequest())).rejects.toMatchObject({ code: 'RELAY_NOT_AUTHENTICATED' });
+    await expect(other.relay.send(batchRequest(wallet, requestId))).rejects.toMatchObject({ code: 'RELAY_NOT_AUTHENTICATED' });
     expect(other.stub.requests).toHaveLength(0);
     const expiring = setup([json(200, broadcast)]);
     expiring.clock.advanceTo(T0 + 3_600_000 - 1_000);
-    await expect(expiring.relay.send(batchRequest())).rejects.toMatchObject({ code: 'RELAY_NOT_AUTHENTICATED' });
+    await expect(expiring.relay.send(batchRequest(wallet, requestId))).rejects.toMatchObject({ code: 'RELAY_NOT_AUTHENTICATED' });
   });
 
   it('a 401 without the response shape is a RelayAuthError; no JWT in any error', async () => {
     const { relay } = setup([json(401, { code: 'AUTHENTICATION_FAILED', message: `JWT expired: ${JWT}`, retryable: false })]);
-    const error = (await relay.send(batchRequest()).catch((caught: unknown) => caught)) as Error;
+    const error = (await relay.send(batchRequest(wallet, requestId)).catch((caught: unknown) => caught)) as Error;
     expect(error).toMatchObject({ code: 'RELAY_AUTH_FAILED', relayCode: 'AUTHENTICATION_FAILED' });
     expect(error.message).not.toContain(JWT);
     expect(JSON.stringify(error)).not.toContain(JWT);

@@ -3,6 +3,8 @@ import type { HttpRequest, HttpResponse, HttpTransport } from '../../src/clients
 import type { ClientContext } from '../../src/clients/send-request.ts';
 import type { RandomSource } from '../../src/core/random.ts';
 import { VirtualClock } from '../../src/core/virtual-clock.ts';
+import { RelayMethod } from '../../src/protocol/constants.ts';
+import { parseRelayRestRequest, type RelayRestRequest } from '../../src/protocol/relay-request.ts';
 
 /** Lets every pending promise callback and immediate run. */
 export async function settle(): Promise<void> {
@@ -82,4 +84,37 @@ export function stubTransport(clock: { now(): number }, replies: readonly Reply[
 
 export function context(clock: VirtualClock, transport: HttpTransport, random: RandomSource = constantRandom(0.5)): ClientContext {
   return { transport, clock, random };
+}
+
+/**
+ * A parsed `wallet.execute_batch` relay request of `wallet` (one post-only buy, a dummy signature):
+ * what the relay REST client sends, for tests of its answers.
+ */
+export function batchRequest(wallet: string, requestId: string): RelayRestRequest {
+  const parsed = parseRelayRestRequest(
+    JSON.stringify({
+      requestId,
+      method: RelayMethod.executeBatch,
+      wallet,
+      payload: {
+        header: {
+          accountId: '7',
+          market: '0x1111111111111111111111111111111111111111',
+          authNonce: '0',
+          nonce: '1723161600000',
+          deadline: '1723161660',
+          clientOrderId: `0x${'00'.repeat(31)}01`,
+          builder: `0x${'00'.repeat(20)}`,
+          builderFeePps: '0',
+        },
+        orders: [{ side: 'BUY', quantity: '1500', price: '34125', tif: 'GTC', executionInstruction: 'POST_ONLY', minSizeAfterBlock: '0' }],
+        cancelSlotIdxs: [],
+        expectedOrderIds: [],
+        signature: `0x${'ab'.repeat(65)}`,
+      },
+      authorization7702: null,
+    }),
+  );
+  if (!parsed.ok) throw new Error(parsed.error.message);
+  return parsed.value;
 }

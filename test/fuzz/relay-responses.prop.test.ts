@@ -15,47 +15,17 @@ import { liveClock } from '../../src/core/clock.ts';
 import type { ErrorCode } from '../../src/core/error-codes.ts';
 import { seededRandom } from '../../src/core/random.ts';
 import { VirtualClock } from '../../src/core/virtual-clock.ts';
-import { RelayMethod } from '../../src/protocol/constants.ts';
 import { BoundJwt, JwtStore } from '../../src/protocol/jwt-store.ts';
-import { parseRelayRestRequest, type RelayRestRequest } from '../../src/protocol/relay-request.ts';
+
 import { relayRestResponseSchema, wsServerMessageSchema } from '../../src/protocol/relay-response.ts';
 import { fuzzSettings } from '../../src/testing/fuzz-settings.ts';
-import { context, runOnClock, stubTransport } from '../clients/support.ts';
+import { batchRequest, context, runOnClock, stubTransport } from '../clients/support.ts';
 import { expectTypedOutcome, hostileJson } from './support/hostile.ts';
 
 const T0 = Date.UTC(2026, 10, 26, 12, 0, 0);
 const WALLET = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
 const JWT = 'eyJhbGciOiJIUzI1NiJ9.eyJ3YWxsZXQiOiIweDcwIn0.c2lnbmF0dXJlLXNlY3JldA';
 const REQUEST_ID = '019a2b3c-4d5e-7f60-8a1b-2c3d4e5f6a7b';
-
-function batchRequest(): RelayRestRequest {
-  const parsed = parseRelayRestRequest(
-    JSON.stringify({
-      requestId: REQUEST_ID,
-      method: RelayMethod.executeBatch,
-      wallet: WALLET,
-      payload: {
-        header: {
-          accountId: '7',
-          market: '0x1111111111111111111111111111111111111111',
-          authNonce: '0',
-          nonce: '1723161600000',
-          deadline: '1723161660',
-          clientOrderId: `0x${'00'.repeat(31)}01`,
-          builder: `0x${'00'.repeat(20)}`,
-          builderFeePps: '0',
-        },
-        orders: [{ side: 'BUY', quantity: '1500', price: '34125', tif: 'GTC', executionInstruction: 'POST_ONLY', minSizeAfterBlock: '0' }],
-        cancelSlotIdxs: [],
-        expectedOrderIds: [],
-        signature: `0x${'ab'.repeat(65)}`,
-      },
-      authorization7702: null,
-    }),
-  );
-  if (!parsed.ok) throw new Error(parsed.error.message);
-  return parsed.value;
-}
 
 const BROADCAST = { status: 'BROADCAST', txHash: `0x${'12'.repeat(32)}`, sponsorAddress: `0x${'34'.repeat(20)}`, sponsorNonce: '5', transactionType: 'DYNAMIC_FEE' };
 const REJECTED = { status: 'REJECTED', code: 'NONCE_NOT_INCREASING', message: 'nonce 1 is not above 2', retryable: false, retryAfterMs: null, candidateTxHash: null, sponsorAddress: null, sponsorNonce: null };
@@ -83,7 +53,7 @@ describe('relay REST answers', () => {
     const store = new JwtStore();
     store.set(new BoundJwt({ token: JWT, network: 'sim', wallet: WALLET, expiresAtMs: T0 + 3_600_000 }));
     const relay = createRelayRestClient(context(clock, stub.transport), { baseUrl: 'http://relay.test', network: 'sim', store });
-    return runOnClock(clock, relay.send(batchRequest()));
+    return runOnClock(clock, relay.send(batchRequest(WALLET, REQUEST_ID)));
   }
 
   it('the templates read (answers) or refuse (the auth failure) as the relay means them', async () => {

@@ -10,7 +10,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { interval } from 'rxjs';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { parseDocument, type YAMLMap, type YAMLSeq } from 'yaml';
 import { keccak256, toHex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { liveClock } from '../../core/clock.ts';
@@ -37,7 +38,8 @@ export interface ChaosRunParameters {
   /** bin/clobbot.js, which the bot processes run. */
   readonly cliPath: string;
   readonly simConfigPath: string;
-  readonly strategyPath: string;
+  /** The reference run file (config/market-maker.yaml): its markets, strategy, risk and engine are the bot's. */
+  readonly runFilePath: string;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly logger: Logger;
   /** A line of progress (each fault, each bot start). */
@@ -52,18 +54,6 @@ export interface ChaosRunResult {
   readonly problems: readonly string[];
 }
 
-/** Market maker parameters of config/market-maker.yaml (the reference run). */
-const RUN_FILE_BODY = [
-  'markets: [MON_USDC]',
-  'strategies:',
-  '  - name: mm',
-  '    module: STRATEGY',
-  '    markets: [MON_USDC]',
-  '    params: { levels: 3, spreadBps: 8, levelSpacingBps: 10, size: "2000", priceSource: mid, targetInventory: "0", maxInventory: "40000", skewBps: 15, requoteThresholdBps: 4 }',
-  'risk: { maxPosition: "50000", maxOrderSize: "5000", maxNotional: "1500", priceBandBps: 300, maxOrdersPerSecond: 20, maxOpenOrders: 12 }',
-  'engine: { maxPendingOutcomes: 48, queuePolicy: coalesce }',
-  'logging: { level: warn }',
-];
 
 /** How long the last bot may take to stop after SIGINT before it is killed. */
 const STOP_GRACE_MS = 40_000;
@@ -138,6 +128,26 @@ const ACTIONS: Readonly<Record<string, FaultActionInput>> = {
 const clock = liveClock;
 const sleep = (ms: number) => new Promise<void>((resolve) => clock.scheduler.schedule(() => resolve(), ms));
 
+/**
+ * The reference run file against the venue at `venueUrl`, with a key file (the same wallet for every
+ * process), its strategy module by absolute path, until stopped, and logging only warnings. Its kill
+ * switch is left out: the faults are injected on purpose, and a tripped switch would stop the run
+ * the figures are about.
+ */
+function chaosRunFile(path: string, where: { readonly venueUrl: string; readonly simConfig: string; readonly keyPath: string }): string {
+  const doc = parseDocument(readFileSync(path, 'utf8'));
+  doc.set('venueUrl', where.venueUrl);
+  doc.set('simConfig', where.simConfig);
+  doc.set('wallet', { privateKeyFile: where.keyPath });
+  doc.delete('duration');
+  doc.deleteIn(['risk', 'killSwitch']);
+  doc.setIn(['logging', 'level'], 'warn');
+  const strategies = doc.get('strategies') as YAMLSeq<YAMLMap>;
+  // Its modules are named from the project root (config/..), as `npm start` runs it.
+  for (const strategy of strategies.items) strategy.set('module', resolve(dirname(path), '..', String(strategy.get('module'))));
+  return doc.toString();
+}
+
 /** The bot's key: the same for every process of the run, from the seed (a test key, valid nowhere else). */
 function chaosKey(seed: number): Hex {
   return keccak256(toHex(`clobbot chaos ${seed}`));
@@ -156,7 +166,7 @@ function readJournal(path: string, into: Map<string, JournalRecord>): void {
 }
 
 /**
- * @example const { figures } = await runChaos({ durationMs: 30_000, seed: 1, workDir, cliPath, simConfigPath, strategyPath, env, logger, progress });
+ * @example const { figures } = await runChaos({ durationMs: 30_000, seed: 1, workDir, cliPath, simConfigPath, runFilePath, env, logger, progress });
  */
 export async function runChaos(params: ChaosRunParameters): Promise<ChaosRunResult> {
   const { seed, workDir, progress } = params;
@@ -186,12 +196,7 @@ export async function runChaos(params: ChaosRunParameters): Promise<ChaosRunResu
   writeFileSync(keyPath, `${key}\n`, { mode: 0o600 });
   const journalDir = join(workDir, 'journal');
   const runFile = join(workDir, 'chaos.yaml');
-  writeFileSync(
-    runFile,
-    ['network: sim', `venueUrl: ${url}`, `simConfig: ${params.simConfigPath}`, `wallet: { privateKeyFile: ${keyPath} }`, ...RUN_FILE_BODY]
-      .join('\n')
-      .replace('STRATEGY', params.strategyPath),
-  );
+  writeFileSync(runFile, chaosRunFile(params.runFilePath, { venueUrl: url, simConfig: params.simConfigPath, keyPath }));
   const journalFile = journalPath({ dir: journalDir, network: 'sim', wallet });
 
   const submissions: RelaySubmission[] = [];

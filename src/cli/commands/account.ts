@@ -1,5 +1,5 @@
 /**
- * `clobbot account setup|status --config <run file> [--network <n>] …`: makes the run file's trading
+ * `clobbot account setup|status|balances --config <run file> [--network <n>] …`: makes the run file's trading
  * wallet able to trade for its account, and shows where it stands.
  *
  * `setup` signs the EIP-7702 authorization (trading wallet -> the network's trading-wallet delegate)
@@ -10,16 +10,19 @@
  * funds the owner at start. A wallet that already holds delegation and TRADE is left alone.
  *
  * `status` shows the account id, the delegation and the TRADE grant (asked of the relay with a
- * probe it refuses: see `relay-signer-probe.ts`), balances as far as the venue's APIs tell them, and
- * the open orders per market.
+ * probe it refuses: see `relay-signer-probe.ts`), the balances (free from the chain, locked by the
+ * open orders) and the open orders per market; `balances` shows the balances alone.
  *
  * Network: `--network`, else the run file's (default sim). Mainnet needs `allowMainnet: true` in the
  * run file and `--allow-mainnet` here. Exit 0 done, 2 a mistake in the input (usage, config, keys),
  * 1 a failure (venue unreachable, grant refused or reverted).
+ *
+ * Why one file of this size: the three actions share `prepare` (run file, network, wallet, the
+ * account's markets and contracts, with the run file's environment values kept out of every line);
+ * what an account holds is account-holdings.ts.
  */
 import { BaseError } from '../../core/base-error.ts';
 import { liveClock } from '../../core/clock.ts';
-import { Decimal } from '../../core/decimal.ts';
 import { createIdSource } from '../../core/ids.ts';
 import { seededRandom } from '../../core/random.ts';
 import { configError, loadConfig, loadConfigOrThrow } from '../../config/load-config.ts';
@@ -30,14 +33,11 @@ import { simConfigSchema } from '../../config/sim-config.ts';
 import { RelayMethod } from '../../protocol/constants.ts';
 import type { Address } from '../../protocol/encoding.ts';
 import type { Authorization7702 } from '../../protocol/intent-types.ts';
-import type { ActiveOrder } from '../../protocol/user-data.ts';
-import { createActiveOrdersClient } from '../../clients/active-orders-client.ts';
-import { createChainReader } from '../../clients/chain-reader.ts';
-import { amountScale, restingLockRaw, type AmountScale, type TokenSpec } from '../../protocol/market-spec.ts';
 import { isClientError } from '../../clients/client-error.ts';
 import { createFetchTransport } from '../../clients/http-transport.ts';
 import type { ClientContext } from '../../clients/send-request.ts';
 import { createRpcPublicClient } from '../../clients/rpc-public-client.ts';
+import { accountHoldings, balanceTable, humanOrder, lockRuleOf, type MarketRef } from './account-holdings.ts';
 import { createRelaySession } from '../../execution/relay-session.ts';
 import { probeSignerGrant, type SignerProbe } from '../../execution/relay-signer-probe.ts';
 import { createRestRelayTransport, type RestRelayTransport } from '../../execution/relay-transport.ts';
@@ -98,30 +98,6 @@ function addressOption(name: string, value: string | undefined): Address | undef
 }
 
 // ---- common preparation ---------------------------------------------------------------------
-
-/** The lock rule of a market whose tokens, precisions and maker fee are all given. */
-function lockRuleOf(market: {
-  readonly baseToken: TokenSpec;
-  readonly quoteToken: TokenSpec;
-  readonly pricePrecision?: bigint | undefined;
-  readonly sizePrecision?: bigint | undefined;
-  readonly makerFeePps?: bigint | undefined;
-}): MarketRef['lockRule'] {
-  const { baseToken, quoteToken, pricePrecision, sizePrecision, makerFeePps } = market;
-  if (pricePrecision === undefined || sizePrecision === undefined || makerFeePps === undefined) return undefined;
-  return { scale: amountScale({ baseToken, quoteToken, pricePrecision, sizePrecision }), makerFeePps };
-}
-
-interface MarketRef {
-  readonly symbol: string;
-  readonly address: Address;
-  readonly base: string;
-  readonly quote: string;
-  /** The tokens, when the venue publishes them (sim) or the run file gives the market whole. */
-  readonly tokens: { readonly base: TokenSpec; readonly quote: TokenSpec } | undefined;
-  /** What its open orders lock, by the venue's rule, when the precisions and fee are known (the sim publishes them). */
-  readonly lockRule: { readonly scale: AmountScale; readonly makerFeePps: bigint } | undefined;
-}
 
 interface Prepared {
   readonly runFile: string;
@@ -419,16 +395,6 @@ async function runSetup(args: readonly string[], io: CliIo, secrets: Set<string>
 
 // ---- status ---------------------------------------------------------------------------------
 
-function humanOrder(order: ActiveOrder): { side: string; price: Decimal; remaining: Decimal; size: Decimal } {
-  const sizePrecision = new Decimal(order.sizeprecision);
-  return {
-    side: order.isbuy ? 'BUY' : 'SELL',
-    price: new Decimal(order.price).div(order.priceprecision),
-    remaining: new Decimal(order.remainingsize).div(sizePrecision),
-    size: new Decimal(order.size).div(sizePrecision),
-  };
-}
-
 function grantLines(result: SignerProbe | string, authNonce: bigint): { delegation: string; grant: string } {
   if (typeof result === 'string') return { delegation: result, grant: result };
   const delegation = result.delegated === true ? 'yes (EIP-7702, to the trading-wallet delegate)' : result.delegated === false ? `no (${result.code})` : `unknown (${result.code}: ${result.message})`;
@@ -487,78 +453,6 @@ async function runStatus(args: readonly string[], io: CliIo, secrets: Set<string
 }
 
 // ---- balances ---------------------------------------------------------------------------------
-
-/** One token's balances, human units: free from the chain (undefined when it cannot be read), locked by open orders. */
-interface BalanceRow {
-  readonly token: string;
-  readonly address: Address | undefined;
-  readonly free: Decimal | undefined;
-  readonly locked: Decimal;
-  /** Why `free` is unknown. */
-  readonly note: string | undefined;
-}
-
-/**
- * The account's open orders per market (user-data API) and its balances per token of the run's
- * markets: free from the chain (the account core's balance view, eth_call), locked computed from the
- * open orders by the venue's rule.
- */
-async function accountHoldings(prepared: Prepared, owner: Address, accountId: bigint | undefined): Promise<{ active: Map<string, readonly ActiveOrder[]>; balances: BalanceRow[] }> {
-  const { network, context, accountCore } = prepared;
-  const client = createActiveOrdersClient(context, { baseUrl: network.hosts.userUrl! });
-  const chain = accountCore === undefined ? undefined : createChainReader(context, { rpcUrl: network.hosts.rpcUrl!, accountCore });
-  const active = new Map<string, readonly ActiveOrder[]>();
-  const tokens = new Map<string, { token: TokenSpec | undefined; lockedRaw: bigint; lockedHuman: Decimal }>();
-  const tokenEntry = (symbol: string, token: TokenSpec | undefined) => {
-    let entry = tokens.get(symbol);
-    if (entry === undefined) tokens.set(symbol, (entry = { token, lockedRaw: 0n, lockedHuman: new Decimal(0) }));
-    return entry;
-  };
-  for (const market of prepared.markets) {
-    const { orders } = await client.activeOrders({ user: owner, marketAddress: market.address });
-    active.set(market.symbol, orders);
-    const rule = market.lockRule;
-    const base = tokenEntry(market.base, market.tokens?.base);
-    const quote = tokenEntry(market.quote, market.tokens?.quote);
-    for (const order of orders) {
-      const side = order.isbuy ? 'BUY' : 'SELL';
-      const into = side === 'BUY' ? quote : base;
-      if (rule === undefined) {
-        const human = humanOrder(order);
-        into.lockedHuman = into.lockedHuman.add(side === 'BUY' ? human.remaining.mul(human.price) : human.remaining);
-      } else {
-        into.lockedRaw += restingLockRaw(rule, rule.scale, side, BigInt(order.price), BigInt(order.remainingsize));
-      }
-    }
-  }
-  const balances: BalanceRow[] = [];
-  for (const [symbol, { token, lockedRaw, lockedHuman }] of tokens) {
-    const human = (raw: bigint) => new Decimal(raw.toString()).div(new Decimal(10).pow(token!.decimals));
-    const locked = token === undefined ? lockedHuman : human(lockedRaw).add(lockedHuman);
-    let free: Decimal | undefined;
-    let note: string | undefined;
-    if (token === undefined) note = 'token not known: give the market whole in the run file';
-    else if (accountId === undefined) note = 'account id not known';
-    else if (chain === undefined) note = 'the account core is not known: pass --account-core';
-    else {
-      try {
-        free = human(await chain.freeBalance(accountId, token.address));
-      } catch (error) {
-        note = `the chain did not answer (${error instanceof Error ? error.message.split('\n')[0]!.slice(0, 80) : 'error'})`;
-      }
-    }
-    balances.push({ token: symbol, address: token?.address, free, locked, note });
-  }
-  return { active, balances };
-}
-
-function balanceTable(rows: readonly BalanceRow[]): string {
-  return formatTable(
-    ['TOKEN', 'FREE', 'LOCKED', 'TOTAL', ''],
-    rows.map((row) => [row.token, row.free?.toFixed() ?? '?', row.locked.toFixed(), row.free === undefined ? '?' : row.free.add(row.locked).toFixed(), row.note ?? '']),
-    ['left', 'right', 'right', 'right', 'left'],
-  );
-}
 
 async function runBalances(args: readonly string[], io: CliIo, secrets: Set<string>): Promise<number> {
   const { values } = parseCommandArgs(args, { command: 'account balances', options: { ...commonOptions, 'account-core': { type: 'string' }, json: { type: 'boolean' } }, positionals: [] });

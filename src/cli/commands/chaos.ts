@@ -61,7 +61,7 @@ export const chaosCommand: Command = {
         workDir,
         cliPath: root('bin/clobbot.js'),
         simConfigPath: root('config/sim.yaml'),
-        strategyPath: root('strategies/market-maker.ts'),
+        runFilePath: root('config/market-maker.yaml'),
         env: io.env,
         logger: createLogger({ level: 'silent' }),
         progress: (line) => io.stdout.write(`  ${line}\n`),

@@ -27,6 +27,10 @@
  * Exit: 0 a clean run; 1 a strategy failed, orders were left open (RUN_ORDERS_LEFT_OPEN) or could not
  * be checked after the stop (RUN_OPEN_ORDERS_UNKNOWN), completed strategies' intents were dropped
  * (RUN_INTENTS_DROPPED), or the venue failed; 2 (thrown BaseErrors) a mistake in the input.
+ *
+ * Why one file of this size: the steps above are one sequence whose order is the point (nothing on
+ * the network before the checks, the lock before the venue, the summary after the stop); each step's
+ * work is in its own module, and this file only orders them and maps their failures to exit codes.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
