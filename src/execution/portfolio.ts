@@ -302,7 +302,7 @@ interface MarketBook {
   readonly binding: Set<Placement>;
   /** The others with unbound records, by transaction, while it holds no unbound created order: `#setCreated` moves them back. */
   readonly awaiting: Map<Hex, Placement[]>;
-  snapshot: { readonly asOf: number; readonly ids: ReadonlySet<bigint> } | undefined;
+  snapshot: { readonly asOf: number; readonly ids: ReadonlySet<bigint>; readonly txs: ReadonlySet<Hex> } | undefined;
   table: (OrderRecord | null)[];
   lockBase: bigint;
   lockQuote: bigint;
@@ -698,6 +698,7 @@ export class Portfolio {
     if (book === undefined) return orders.map(() => ({ status: 'ignored', reason: 'unknown-market' }) as const);
     const asOf = options.asOfMs ?? this.#clock.now();
     const ids = new Set<bigint>();
+    const txs = new Set<Hex>();
     const results: ApplyResult[] = orders.map((order) => {
       if (order.marketaddress !== book.spec.address) return { status: 'ignored', reason: 'unknown-market' };
       if (BigInt(order.sizeprecision) !== book.spec.sizePrecision || BigInt(order.priceprecision) !== book.spec.pricePrecision) {
@@ -707,6 +708,7 @@ export class Portfolio {
       const orderId = BigInt(order.orderid);
       if (book.retired.has(orderId)) return { status: 'duplicate' };
       ids.add(orderId);
+      txs.add(order.transactionhash);
       const record = this.#record(book, orderId, { side: order.isbuy ? 'BUY' : 'SELL', price: BigInt(order.price), size: BigInt(order.size) });
       const before = record.activeRemaining;
       const remaining = BigInt(order.remainingsize);
@@ -723,7 +725,7 @@ export class Portfolio {
       }
       return duplicate ? { status: 'duplicate' } : { status: 'applied' };
     });
-    if (options.complete !== false && (book.snapshot === undefined || asOf >= book.snapshot.asOf)) book.snapshot = { asOf, ids };
+    if (options.complete !== false && (book.snapshot === undefined || asOf >= book.snapshot.asOf)) book.snapshot = { asOf, ids, txs };
     book.dirty = true;
     this.#flush();
     return results;
@@ -1063,7 +1065,16 @@ export class Portfolio {
 
   #gone(book: MarketBook, record: OrderRecord): boolean {
     const snapshot = book.snapshot;
-    if (snapshot === undefined || record.orderId === undefined || snapshot.ids.has(record.orderId)) return false;
+    if (snapshot === undefined) return false;
+    if (record.orderId === undefined) {
+      // Its id never came (its events were lost, e.g. with a venue that restarted with its state
+      // wiped): gone when a snapshot taken long enough after its confirmation lists nothing its
+      // transaction created.
+      const placement = record.placement;
+      if (placement?.status !== 'confirmed' || placement.txHash === undefined) return false;
+      return placement.confirmedAt <= snapshot.asOf - this.#graceMs && !snapshot.txs.has(placement.txHash);
+    }
+    if (snapshot.ids.has(record.orderId)) return false;
     if (record.doubtedAt !== undefined && record.doubtedAt <= snapshot.asOf) return true;
     const created = this.#createdTime(record);
     return created !== undefined && created <= snapshot.asOf - this.#graceMs;

@@ -86,6 +86,11 @@ export function createMarketFeed(source: MarketDataSource, plan: MarketFeedPlan,
   const scheduler = clock.scheduler;
   const jitter = options.random && options.jitter ? { random: options.random, ratio: options.jitter } : undefined;
 
+  // Sources that failed since their last answer was taken: the venue may have restarted with its
+  // state wiped, so ids that go back begin a new sequence instead of being dropped until they catch up.
+  const failedSinceTaken = new Set<PolledSource>();
+  const restartedAfterFailure = (name: PolledSource) => () => failedSinceTaken.has(name);
+
   /** Answers of one source; failures go to the health board. Polling runs while subscribed. */
   const polled = <T>(name: PolledSource, everyMs: number, fetch: (signal: AbortSignal) => PromiseLike<T>): Observable<PollValue<T>> =>
     defer(() => {
@@ -93,7 +98,9 @@ export function createMarketFeed(source: MarketDataSource, plan: MarketFeedPlan,
       return poll(fetch, { everyMs, scheduler, timeoutMs: options.timeoutMs, backoff: options.backoff, jitter });
     }).pipe(
       tap((event) => {
-        if (event.kind === 'error') board.failed(name, event);
+        if (event.kind !== 'error') return;
+        board.failed(name, event);
+        failedSinceTaken.add(name);
       }),
       filter(isValue),
       finalize(() => board.stopped(name)),
@@ -116,8 +123,13 @@ export function createMarketFeed(source: MarketDataSource, plan: MarketFeedPlan,
       monotonicBook({
         afterUpdateId: lastBookId,
         onDrop: (book, last) => log.debug({ lastUpdateId: book.lastUpdateId, last }, 'dropped a book older than the last one'),
+        restarted: restartedAfterFailure('depth'),
+        onRestart: (book, last) => log.info({ lastUpdateId: book.lastUpdateId, last }, "the book's update ids began again after the depth source failed: the venue restarted, its new sequence is followed"),
       }),
-      tap((book) => (lastBookId = book.lastUpdateId)),
+      tap((book) => {
+        lastBookId = book.lastUpdateId;
+        failedSinceTaken.delete('depth');
+      }),
     ),
   ).pipe(shareLatest());
 
@@ -137,8 +149,13 @@ export function createMarketFeed(source: MarketDataSource, plan: MarketFeedPlan,
       source.trades(resolved.trades.limit === undefined ? { symbol } : { symbol, limit: resolved.trades.limit }, { signal }).then((trades) => tradesToUnits(trades, market)),
     ).pipe(
       map((event) => event.value),
-      dedupeTrades<UnitTrade>({ afterId: lastTradeId }),
+      dedupeTrades<UnitTrade>({
+        afterId: lastTradeId,
+        restarted: restartedAfterFailure('trades'),
+        onRestart: (newestId, lastId) => log.info({ newestId, lastId }, 'the trade ids began again after the trades source failed: the venue restarted, its new sequence is followed'),
+      }),
       tap((batch) => {
+        failedSinceTaken.delete('trades');
         if (batch.gap) board.gap('trades', batch.gap, clock.now());
         else board.ok('trades', clock.now());
         lastTradeId = batch.lastId;

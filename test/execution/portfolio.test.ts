@@ -485,6 +485,27 @@ describe('portfolio: active orders and balances', () => {
     expect(portfolio.state(M).orders.map((o) => o.orderId)).toEqual([9n]);
   });
 
+  it('takes a confirmed order whose id never came as gone when a snapshot long enough after lists nothing its transaction created', () => {
+    // A venue that restarted with its state wiped: the placement confirmed, its order events were lost.
+    const { portfolio, clock } = setup();
+    clock.advanceTo(T0 + 10_000);
+    portfolio.markPending('r1', batch([gtc('BUY', 100n, 1000n), gtc('SELL', 120n, 1000n)]));
+    portfolio.applyOutcome('r1', 'CONFIRMED', { txHash: tx(10) });
+    portfolio.markPending('r2', batch([gtc('BUY', 99n, 1000n)]));
+    portfolio.applyOutcome('r2', 'CONFIRMED', { txHash: tx(11) });
+    expect(portfolio.state(M).orders.map((o) => [o.orderId, o.price])).toEqual([
+      [undefined, 100n],
+      [undefined, 120n],
+      [undefined, 99n],
+    ]);
+    // Within the grace after its confirmation: the index may lag.
+    portfolio.applyActiveOrders(M, [], { asOfMs: T0 + 14_000 });
+    expect(portfolio.state(M).orders).toHaveLength(3);
+    // r2's order is listed (its id comes with it); nothing r1's transaction created is.
+    portfolio.applyActiveOrders(M, [active(7, 'BUY', 99n, 1000n, 1000n, 11)], { asOfMs: T0 + 15_000 });
+    expect(portfolio.state(M).orders.map((o) => [o.orderId, o.price])).toEqual([[7n, 99n]]);
+  });
+
   it('locks quote (with the maker fee) for bids and base for asks', () => {
     const { portfolio } = setup();
     portfolio.setBalance(USDC, 50_000_000n);

@@ -173,6 +173,20 @@ describe('createMarketFeed', () => {
     stop();
   });
 
+  it('follows a venue that restarted with its state wiped: ids that begin again after a failure are a new sequence', async () => {
+    const { clock, source, feed, collect, stop } = setup();
+    const down = new Error('connection refused');
+    // Without a failure between them, an older answer is a lagging replica's: dropped.
+    source.script('depth', [depth(50), depth(49), { error: down }, depth(3), depth(2), depth(4)]);
+    source.script('trades', [trades(40, 41), trades(39, 40), { error: down }, trades(1, 2), trades(1, 2, 3)]);
+    const books = collect<OrderBookView>(feed.book$);
+    const seen = collect<UnitTrade>(feed.trades$);
+    await runFor(clock, 6_500);
+    expect(books.seen.map((book) => book.lastUpdateId)).toEqual([50, 3, 4]);
+    expect(seen.seen.map((trade) => trade.id)).toEqual([40, 41, 1, 2, 3]);
+    stop();
+  });
+
   it('treats an answer that does not fit the market as a failed poll, and a hung call as one after timeoutMs', async () => {
     const { clock, source, feed, collect, statuses, stop } = setup({}, { timeoutMs: 3_000 });
     source.script('depth', [{ value: { lastUpdateId: 1, bids: [['10.001', '1']], asks: [] } }, 'hang', depth(2)]);

@@ -160,4 +160,18 @@ describe('a venue restart with its state wiped', () => {
     expect(figures.lostRequest).toMatchObject({ status: 'DROPPED', reason: expect.stringContaining('restarted with its state wiped') });
     expect(figures.lostRequest!.atMs - figures.upAtMs).toBeLessThanOrEqual(3_000);
   });
+
+  it('with nothing in flight: the bot places again within 5 s of the venue being back and stops within 2 s of its duration', async () => {
+    // The venue dies 20 s in right after a placement confirmed (its order events never came), and is
+    // back 15 s later. Before: nothing was placed for the 55 s left (the order book's and the
+    // trades' ids began again below the last seen, so every book was dropped as old until they caught
+    // up; the placement whose ids never came held its slots for 10 × settleMs), and the stop waited
+    // 10.4 s for those ids.
+    const figures = await restartRun({ restartAtMs: 20_000, downMs: 15_000, durationMs: 90_000 });
+    expect(figures.accountAfter).toBe(figures.accountBefore);
+    expect(figures.reconnectMs).toBeLessThanOrEqual(3_000);
+    expect(figures.firstPlacementMs).toBeLessThanOrEqual(5_000);
+    expect(figures.stopMs).toBeLessThanOrEqual(2_000);
+    expect(figures.lostRequest).toBeUndefined();
+  });
 });

@@ -23,6 +23,13 @@ export interface TradeBatch<T> {
 export interface DedupeTradesParameters {
   /** Id of the last trade already emitted: older ones are dropped and a gap after it is reported. */
   readonly afterId?: number;
+  /**
+   * Asked when a poll's newest trade is older than the last seen: true when the source may have
+   * restarted since (it failed in between), so the poll's ids start a new sequence.
+   */
+  readonly restarted?: () => boolean;
+  /** Told of each poll taken as a new sequence, and the id it replaced. */
+  readonly onRestart?: (newestId: number, lastId: number) => void;
 }
 
 /** Sorted ascending by id with duplicates removed (a copy, only when needed). */
@@ -52,7 +59,8 @@ function firstAfter<T extends { readonly id: number }>(trades: readonly T[], id:
  * Turns each poll (an array of recent trades, any order, overlapping earlier polls) into the
  * trades not seen before, ascending id, and reports a gap when the poll's oldest trade is beyond
  * the last seen id + 1 (the poll came too late, or `limit` is too small for the trade rate).
- * Keeps only the last seen id, so memory does not grow.
+ * Keeps only the last seen id, so memory does not grow. A venue that restarted with its state wiped
+ * (its ids begin again) is followed once `restarted` says so.
  *
  * @example polls$.pipe(dedupeTrades(), concatMap((batch) => batch.trades))
  */
@@ -65,6 +73,11 @@ export function dedupeTrades<T extends { readonly id: number }>(params: DedupeTr
           const trades = ascendingUnique(poll);
           const oldest = trades[0];
           if (oldest === undefined) return { trades: [], lastId };
+          const newestPolled = trades[trades.length - 1]!.id;
+          if (lastId !== undefined && newestPolled < lastId && params.restarted?.() === true) {
+            params.onRestart?.(newestPolled, lastId);
+            lastId = undefined;
+          }
           const gap = lastId !== undefined && oldest.id > lastId + 1 ? { expected: lastId + 1, got: oldest.id } : undefined;
           const fresh = lastId === undefined ? trades : trades.slice(firstAfter(trades, lastId));
           const newest = fresh[fresh.length - 1];

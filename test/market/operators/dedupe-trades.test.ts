@@ -21,6 +21,24 @@ describe('dedupeTrades', () => {
     });
   });
 
+  it('follows ids that begin again only when the source may have restarted', () => {
+    const restarts: [number, number][] = [];
+    // Asked for `b` (no failure before it) and for `c` (the source failed before it).
+    const answers = [false, true];
+    newScheduler().run(({ cold, expectObservable }) => {
+      const polls = { a: trades(40, 41), b: trades(1, 2), c: trades(2, 3), d: trades(1, 2, 3, 4) };
+      const out = cold('abcd', polls).pipe(
+        dedupeTrades({ restarted: () => answers.shift()!, onRestart: (newest, last) => restarts.push([newest, last]) }),
+        map(ids),
+      );
+      // No failure before `b`: its ids are old and dropped. The source fails before `c`: its ids
+      // begin a new sequence, and `d` goes on from it.
+      expectObservable(out).toBe('abcd', { a: [40, 41], b: [], c: [2, 3], d: [4] });
+    });
+    expect(restarts).toEqual([[3, 41]]);
+    expect(answers).toEqual([]);
+  });
+
   it('sorts unordered polls and drops duplicates inside one poll', () => {
     newScheduler().run(({ cold, expectObservable }) => {
       const polls = { a: trades(3, 1, 2, 2), b: trades(6, 5, 4, 3, 6) };

@@ -27,6 +27,25 @@ describe('monotonicBook', () => {
     ]);
   });
 
+  it('takes an older book as a new sequence only when the source may have restarted, and never an equal one', () => {
+    const restarts: [number, number][] = [];
+    // Asked for `b` (the source failed before it), `d` and `e` (no failure before them).
+    const answers = [true, false, false];
+    newScheduler().run(({ cold, expectObservable }) => {
+      const books = { a: book(50), b: book(3), c: book(5), d: book(2), e: book(4) };
+      const kept = cold('abcde', books).pipe(
+        monotonicBook({
+          restarted: () => answers.shift()!,
+          onRestart: (b, last) => restarts.push([b.lastUpdateId, last]),
+        }),
+      );
+      // `b` is older but begins a new sequence; `d` and `e` are lagging answers, dropped.
+      expectObservable(kept).toBe('abc--', books);
+    });
+    expect(restarts).toEqual([[3, 50]]);
+    expect(answers).toEqual([]);
+  });
+
   it('keeps its state per subscription', () => {
     newScheduler().run(({ cold, expectObservable }) => {
       const books = { a: book(1), b: book(2) };
