@@ -147,15 +147,16 @@ async function restartRun(options: { readonly restartAtMs: number; readonly down
 }
 
 describe('a venue restart with its state wiped', () => {
-  it('with a request in flight: the bot reconnects within 3 s of the venue being back, places again within 5 s, and stops within 11 s of its duration', async () => {
+  it('with a request in flight: the bot reconnects within 3 s of the venue being back, places again within 5 s, and stops within 2 s of its duration', async () => {
     // The venue dies 20 s in with a request awaiting its outcome (outcomes come 3 s late) and is back
     // 15 s later. Before: reconnected after 32.3 s (backoff up to 30 s), placed nothing until the
-    // stop (the strategy's in-flight requote waited out its deadline), stopped 28.4 s past its duration.
+    // stop (the strategy's in-flight requote waited out its deadline), stopped 28.4 s past its duration
+    // (10.2 s while placements whose ids never came held their slots).
     const figures = await restartRun({ restartAtMs: 20_000, downMs: 15_000, durationMs: 60_000, outcomeDelayMs: 3_000 });
     expect(figures.accountAfter).toBe(figures.accountBefore);
     expect(figures.reconnectMs).toBeLessThanOrEqual(3_000);
     expect(figures.firstPlacementMs).toBeLessThanOrEqual(5_000);
-    expect(figures.stopMs).toBeLessThanOrEqual(11_000);
+    expect(figures.stopMs).toBeLessThanOrEqual(2_000);
     // The request the dead venue held is settled as not executed, without waiting for its deadline.
     expect(figures.lostRequest).toMatchObject({ status: 'DROPPED', reason: expect.stringContaining('restarted with its state wiped') });
     expect(figures.lostRequest!.atMs - figures.upAtMs).toBeLessThanOrEqual(3_000);
