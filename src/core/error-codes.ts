@@ -46,7 +46,7 @@ export const errorCodes = {
   // venue model
   VENUE_INVARIANT_BROKEN: 'The venue model found its own state inconsistent (a bug, never bad input).',
   // execution
-  JOURNAL_CORRUPT: 'A complete journal line fails its checksum or schema, or its seq does not increase.',
+  JOURNAL_CORRUPT: 'A complete journal line fails its checksum or schema, does not name the checksum of the line before it (a line was deleted), or its seq does not increase.',
   JOURNAL_RECORD_INVALID: 'A record to append breaks its schema or a journal rule; nothing is written.',
   JOURNAL_LOCKED: 'The wallet’s journal is held by another running bot (its process and host are named): one wallet, one running bot.',
   JOURNAL_UNAVAILABLE: 'The journal cannot be opened or written (bad name, I/O error, closed, or an earlier failure); reopen it.',

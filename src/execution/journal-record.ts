@@ -1,13 +1,16 @@
 /**
  * The records of the execution journal and their line format: one JSON object per line, ending in
- * a CRC-32 of the rest of the line, so a torn or altered line is detected on reading.
+ * the checksum of the line before it and a CRC-32 of the rest of the line, so a torn or altered line,
+ * and a line deleted from between two others, are detected on reading.
  *
- * A line is `JSON.stringify(record)` with `,"crc":"xxxxxxxx"` inserted before its closing brace,
- * where `xxxxxxxx` is the CRC-32 (IEEE, as zlib and gzip compute it) of the UTF-8 bytes of
- * `JSON.stringify(record)`, in 8 lowercase hex digits. Each line is still one JSON object.
+ * A line is `JSON.stringify(record)` with `,"prev":"pppppppp","crc":"xxxxxxxx"` inserted before its
+ * closing brace: `prev` is the `crc` of the line before it in the file (`00000000` for the first),
+ * and `crc` the CRC-32 (IEEE, as zlib and gzip compute it) of the UTF-8 bytes of the line without
+ * its `,"crc":"…"` (so `prev` is covered), in 8 lowercase hex digits. Each line is still one JSON
+ * object. Lines written before `prev` existed have none; the next compaction links them.
  *
  * @example
- * {"seq":7,"at":1723075200000,"kind":"sent","requestId":"0191…","transport":"ws","crc":"1c291ca3"}
+ * {"seq":7,"at":1723075200000,"kind":"sent","requestId":"0191…","transport":"ws","prev":"0c7f31d2","crc":"1c291ca3"}
  */
 import { crc32 } from 'node:zlib';
 import { z } from 'zod';
@@ -302,34 +305,58 @@ const FAST_FIELDS: Record<string, Record<string, FastField>> = {
   'nonce-floor': { ...FAST_HEADER, kind: need(oneOf(['nonce-floor'])), nonce: need(uint64) },
 };
 
-const CRC_SUFFIX = /,"crc":"([0-9a-f]{8})"\}$/;
+/** `prev` (absent on lines written before it existed) and `crc`, at the end of a line. */
+const LINE_END = /(?:,"prev":"([0-9a-f]{8})")?,"crc":"([0-9a-f]{8})"\}$/;
+const CRC_FIELD_LENGTH = ',"crc":"00000000"}'.length;
+
+/** The `prev` of a file's first line. */
+export const FIRST_LINE_PREV = '00000000';
 
 function crcHex(text: string): string {
   return crc32(text).toString(16).padStart(8, '0');
 }
 
-/** One journal line for `record`, with its checksum and the final newline. */
-export function encodeJournalLine(record: JournalRecord): string {
-  const body = JSON.stringify(record);
-  return `${body.slice(0, -1)},"crc":"${crcHex(body)}"}\n`;
+/** One journal line for `record` after a line whose checksum is `prev`, with its checksum and the final newline. */
+export function encodeJournalLine(record: JournalRecord, prev: string = FIRST_LINE_PREV): string {
+  const linked = `${JSON.stringify(record).slice(0, -1)},"prev":"${prev}"}`;
+  return `${linked.slice(0, -1)},"crc":"${crcHex(linked)}"}\n`;
+}
+
+/** The checksum of a line `encodeJournalLine` made: what the next line names as its `prev`. */
+export function journalLineCrc(line: string): string {
+  const end = line.endsWith('\n') ? line.length - 1 : line.length;
+  return line.slice(end - 10, end - 2);
 }
 
 /** Why a line cannot be read; undefined when it reads. */
 export type LineProblem = 'checksum-missing' | 'checksum-mismatch' | 'invalid-json' | 'invalid-record';
 
+/** A line read: its record, the checksum it names as the line before it's (undefined on old lines), and its own. */
+export interface JournalLine {
+  readonly record: JournalRecord;
+  readonly prev: string | undefined;
+  readonly crc: string;
+}
+
 /**
  * Reads one line (without its newline). Throws JOURNAL_CORRUPT naming `lineNumber` and the file.
  */
 export function decodeJournalLine(line: string, where: { readonly path: string; readonly lineNumber: number }): JournalRecord {
+  return readJournalLine(line, where).record;
+}
+
+/** `decodeJournalLine` with the line's links, for checking that no line is missing between two. */
+export function readJournalLine(line: string, where: { readonly path: string; readonly lineNumber: number }): JournalLine {
   const corrupt = (problem: LineProblem, message: string, cause?: unknown) =>
     new BaseError('JOURNAL_CORRUPT', `journal ${where.path} line ${where.lineNumber}: ${message}`, {
       details: { path: where.path, line: where.lineNumber, problem },
       ...(cause === undefined ? {} : { cause }),
     });
-  const match = CRC_SUFFIX.exec(line);
+  const match = LINE_END.exec(line);
   if (!match) throw corrupt('checksum-missing', 'no checksum at the end of the line');
+  const crc = match[2]!;
+  if (crcHex(`${line.slice(0, line.length - CRC_FIELD_LENGTH)}}`) !== crc) throw corrupt('checksum-mismatch', 'checksum mismatch');
   const body = `${line.slice(0, match.index)}}`;
-  if (crcHex(body) !== match[1]) throw corrupt('checksum-mismatch', 'checksum mismatch');
   let json: unknown;
   try {
     json = JSON.parse(body);
@@ -341,5 +368,5 @@ export function decodeJournalLine(line: string, where: { readonly path: string; 
     const issue = parsed.error.issues[0]!;
     throw corrupt('invalid-record', `not a journal record: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
   }
-  return parsed.data;
+  return { record: parsed.data, prev: match[1], crc };
 }

@@ -11,7 +11,8 @@
  * - bytes after the last newline are a torn write (a crash inside `append`, which had not returned):
  *   they are ignored and truncated away, unless a whole record is among them with more after it (a
  *   damaged line end, JOURNAL_CORRUPT: an acknowledged record is never dropped);
- * - any complete line that fails its checksum or schema, or whose `seq` does not increase, is
+ * - any complete line that fails its checksum or schema, whose `seq` does not increase, or that
+ *   does not name the checksum of the line before it (a line between them was deleted), is
  *   corruption: JOURNAL_CORRUPT naming the line (nothing is guessed);
  * - a compaction temp file left behind is deleted: the journal file itself is always complete
  *   (the temp file replaces it only by an atomic rename after being fsynced).
@@ -34,6 +35,9 @@ import {
   decodeJournalLine,
   encodeJournalLine,
   fastJournalRecord,
+  FIRST_LINE_PREV,
+  journalLineCrc,
+  readJournalLine,
   journalRecordSchema,
   type IntentSummary,
   type JournalRecord,
@@ -146,6 +150,8 @@ class JournalState {
   ledger: LedgerRecord | undefined;
   lastSeq = 0;
   records = 0;
+  /** The checksum of the file's last line: the `prev` of the next. */
+  lastCrc = FIRST_LINE_PREV;
 
   apply(record: JournalRecord): void {
     this.lastSeq = record.seq;
@@ -262,15 +268,25 @@ function readRecords(bytes: Uint8Array, path: string, state: JournalState): numb
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, end).toString('utf8');
   const lines = text.split('\n');
   lines.pop(); // the empty string after the last newline
+  let linked = true;
   lines.forEach((line, index) => {
     const lineNumber = index + 1;
-    const record = decodeJournalLine(line, { path, lineNumber });
+    const { record, prev, crc } = readJournalLine(line, { path, lineNumber });
+    // Lines written before links existed have none; a link after them names the last one's checksum.
+    if (prev === undefined ? index > 0 && linked : prev !== state.lastCrc) {
+      const why = prev === undefined ? 'has no link to the line before it, as every line after the first linked one must' : `names ${prev} as the checksum of the line before it, which is ${state.lastCrc}`;
+      throw new BaseError('JOURNAL_CORRUPT', `journal ${path} line ${lineNumber}: it ${why}: a line between them was deleted, or one of them altered`, {
+        details: { path, line: lineNumber, problem: 'link-broken' },
+      });
+    }
+    linked = prev !== undefined;
     if (record.seq <= state.lastSeq) {
       throw new BaseError('JOURNAL_CORRUPT', `journal ${path} line ${lineNumber}: seq ${record.seq} does not follow ${state.lastSeq}`, {
         details: { path, line: lineNumber, problem: 'seq-not-increasing' },
       });
     }
     state.apply(record);
+    state.lastCrc = crc;
   });
   checkTail(Buffer.from(bytes.buffer, bytes.byteOffset + end, bytes.length - end).toString('utf8'), path, lines.length + 1);
   return end;
@@ -442,7 +458,7 @@ export class Journal {
   append(input: JournalRecordInput): JournalRecord {
     const fd = this.#writable();
     const record = this.#check(input);
-    const line = encodeJournalLine(record);
+    const line = encodeJournalLine(record, this.#state.lastCrc);
     if (JWT_SHAPE.test(line)) {
       throw invalid('the record carries a JWT: the journal never holds one', record);
     }
@@ -455,6 +471,7 @@ export class Journal {
       throw unavailable('write failed; reopen the journal to recover', this.path, error);
     }
     this.#state.apply(record);
+    this.#state.lastCrc = journalLineCrc(line);
     return record;
   }
 
@@ -476,12 +493,19 @@ export class Journal {
       records.push(this.#check({ kind: 'nonce-floor', nonce: this.#state.nonceFloor.toString() }));
     }
 
+    let prev = FIRST_LINE_PREV;
+    const lines = records.map((record) => {
+      const line = encodeJournalLine(record, prev);
+      prev = journalLineCrc(line);
+      return line;
+    });
+
     const temp = compactionTempPath(this.path);
     let renamed = false;
     try {
       const fd = this.#fs.openSync(temp, 'w', FILE_MODE);
       try {
-        writeAll(this.#fs, fd, Buffer.from(records.map(encodeJournalLine).join(''), 'utf8'));
+        writeAll(this.#fs, fd, Buffer.from(lines.join(''), 'utf8'));
         this.#fs.fsyncSync(fd);
       } finally {
         this.#fs.closeSync(fd);
@@ -509,6 +533,7 @@ export class Journal {
     const nonceFloor = state.nonceFloor;
     state.entries.clear();
     for (const record of records) state.apply(record);
+    state.lastCrc = prev;
     state.nonceFloor = nonceFloor;
     return { before, after: records.length };
   }

@@ -1,9 +1,10 @@
 import { appendFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/core/virtual-clock.ts';
-import { encodeJournalLine, summarizeIntent, type JournalRecord } from '../../src/execution/journal-record.ts';
+import { encodeJournalLine, journalLineCrc, summarizeIntent, type JournalRecord } from '../../src/execution/journal-record.ts';
 import { compactionTempPath, journalPath, openJournal, type Journal } from '../../src/execution/journal.ts';
 import { RelayMethod } from '../../src/protocol/constants.ts';
 import { tradingWalletDomain } from '../../src/protocol/eip712-types.ts';
@@ -130,18 +131,54 @@ describe('journal', () => {
     expect(again.get(b)?.sends).toEqual(['ws', 'rest']);
   });
 
-  it('writes one JSON object per line with an increasing seq, the clock time and a CRC-32', () => {
+  it('writes one JSON object per line with an increasing seq, the clock time, the checksum of the line before and a CRC-32', () => {
     const journal = openHere();
     scenario(journal);
-    const records = lines(journal).map((line) => JSON.parse(line) as JournalRecord & { crc: string });
+    const records = lines(journal).map((line) => JSON.parse(line) as JournalRecord & { prev: string; crc: string });
     expect(records.map((record) => record.seq)).toEqual(records.map((_, index) => index + 1));
-    for (const record of records) {
+    records.forEach((record, index) => {
       expect(record.crc).toMatch(/^[0-9a-f]{8}$/);
+      expect(record.prev).toBe(index === 0 ? '00000000' : records[index - 1]!.crc);
       expect(record.at).toBeGreaterThanOrEqual(T0);
-    }
+    });
     expect(records[0]).toMatchObject({ kind: 'signed', nonce: '1000', txHash: null, intent: { type: 'PlaceAndCancel' } });
-    const { crc: _crc, ...first } = records[0]!;
-    expect(encodeJournalLine(first as JournalRecord)).toBe(`${lines(journal)[0]}\n`);
+    const { crc: _crc, prev, ...second } = records[1]!;
+    expect(encodeJournalLine(second as JournalRecord, prev)).toBe(`${lines(journal)[1]}\n`);
+  });
+
+  it('refuses a journal from which a whole line was deleted, naming the line after it', () => {
+    const journal = openHere();
+    scenario(journal);
+    journal.close();
+    const text = lines(journal);
+    for (const deleted of [0, 3]) {
+      writeFileSync(journal.path, `${text.filter((_, index) => index !== deleted).join('\n')}\n`);
+      const error = thrown(() => openHere());
+      expect((error as { details: unknown }).details).toMatchObject({ line: deleted + 1, problem: 'link-broken' });
+      expect((error as Error).message).toContain(`line ${deleted + 1}: it names ${(JSON.parse(text[deleted + 1]!) as { prev: string }).prev} as the checksum of the line before it`);
+    }
+  });
+
+  it('reads a journal written before lines were linked, and links what it appends and compacts', () => {
+    const journal = openHere();
+    scenario(journal);
+    journal.close();
+    // The same records in the old format: no `prev`, the CRC of the record alone.
+    const old = lines(journal).map((line) => {
+      const { crc: _crc, prev: _prev, ...record } = JSON.parse(line) as JournalRecord & { prev: string; crc: string };
+      const body = JSON.stringify(record);
+      return `${body.slice(0, -1)},"crc":"${crc32(body).toString(16).padStart(8, '0')}"}`;
+    });
+    writeFileSync(journal.path, `${old.join('\n')}\n`);
+    const again = openHere();
+    expect(again.restored.records).toBe(old.length);
+    again.append({ kind: 'nonce-floor', nonce: '9000' });
+    const appended = JSON.parse(lines(again).at(-1)!) as { prev: string };
+    expect(appended.prev).toBe(old.at(-1)!.slice(-10, -2));
+    expect(reopen(again).restored.nonceFloor).toBe(9000n);
+    // An old line after a linked one is not an old journal: refused.
+    writeFileSync(journal.path, `${[...lines(journal), old[0]].join('\n')}\n`);
+    expect((thrown(() => openHere()) as { details: unknown }).details).toMatchObject({ line: old.length + 2, problem: 'link-broken' });
   });
 
   it('ignores and truncates a torn last line', () => {
@@ -220,7 +257,16 @@ describe('journal', () => {
     const swapped = [...text];
     [swapped[3], swapped[4]] = [swapped[4]!, swapped[3]!];
     writeFileSync(journal.path, `${swapped.join('\n')}\n`);
-    expect((thrown(() => openHere()) as { details: unknown }).details).toMatchObject({ line: 5, problem: 'seq-not-increasing' });
+    // The line moved up does not follow the one before it.
+    expect((thrown(() => openHere()) as { details: unknown }).details).toMatchObject({ line: 4, problem: 'link-broken' });
+    // Linked lines whose seq goes back: a writer's fault, refused all the same.
+    const records = text.map((line) => JSON.parse(line) as JournalRecord & { prev: string; crc: string });
+    const relinked: string[] = [];
+    for (const { crc: _crc, prev: _prev, ...record } of [records[0]!, records[2]!, records[1]!]) {
+      relinked.push(encodeJournalLine(record as JournalRecord, relinked.length === 0 ? undefined : journalLineCrc(relinked.at(-1)!)));
+    }
+    writeFileSync(journal.path, relinked.join(''));
+    expect((thrown(() => openHere()) as { details: unknown }).details).toMatchObject({ line: 3, problem: 'seq-not-increasing' });
     writeFileSync(journal.path, `${text[0]}\n{"seq":2}\n${text[1]}\n`);
     expect((thrown(() => openHere()) as { details: unknown }).details).toMatchObject({ line: 2, problem: 'checksum-missing' });
   });

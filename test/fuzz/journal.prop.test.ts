@@ -43,7 +43,8 @@ type Damage =
   | { readonly kind: 'splice'; readonly at: number; readonly bytes: Uint8Array }
   | { readonly kind: 'cut'; readonly at: number }
   | { readonly kind: 'repeat'; readonly line: number }
-  | { readonly kind: 'swap'; readonly line: number };
+  | { readonly kind: 'swap'; readonly line: number }
+  | { readonly kind: 'delete'; readonly line: number };
 
 const damage: fc.Arbitrary<Damage> = fc.oneof(
   { arbitrary: fc.record({ kind: fc.constant('flip' as const), at: fc.nat(), bit: fc.integer({ min: 0, max: 7 }) }), weight: 4 },
@@ -51,6 +52,7 @@ const damage: fc.Arbitrary<Damage> = fc.oneof(
   fc.record({ kind: fc.constant('cut' as const), at: fc.nat() }),
   fc.record({ kind: fc.constant('repeat' as const), line: fc.nat() }),
   fc.record({ kind: fc.constant('swap' as const), line: fc.nat() }),
+  fc.record({ kind: fc.constant('delete' as const), line: fc.nat() }),
 );
 
 /** The damaged file, and the 1-based line of the original the damage touched first. */
@@ -83,7 +85,15 @@ function damaged(bytes: Buffer, change: Damage): { readonly bytes: Buffer; reado
     case 'swap': {
       const index = change.line % (lines.length - 1);
       [lines[index], lines[index + 1]] = [lines[index + 1]!, lines[index]!];
-      return { bytes: Buffer.from(`${lines.join('\n')}\n`), line: index + 2 };
+      // The line moved up no longer follows the one before it.
+      return { bytes: Buffer.from(`${lines.join('\n')}\n`), line: index + 1 };
+    }
+    case 'delete': {
+      // The line after it no longer follows the one before it. The last line deleted leaves a
+      // journal that is whole as far as it goes (as if its append had never been made).
+      const index = change.line % lines.length;
+      lines.splice(index, 1);
+      return { bytes: Buffer.from(lines.map((line) => `${line}\n`).join('')), line: index + 1 };
     }
   }
 }
@@ -107,7 +117,7 @@ describe('journal fuzz', () => {
           refused += 1;
           expect(error).toBeInstanceOf(BaseError);
           expect((error as BaseError).code).toBe('JOURNAL_CORRUPT');
-          // Named at the first damaged line (a repeat or swap shows where the order breaks).
+          // Named at the first damaged line (a repeat, swap or deletion shows where the links break).
           expect((error as BaseError).details['line']).toBe(line);
           expect((error as BaseError).message).toContain(`${path} line ${line}:`);
           expect(readFileSync(path).equals(bytes)).toBe(true);
