@@ -26,6 +26,9 @@ import type { Portfolio } from './portfolio.ts';
 /** Default period of the chain reads and checkpoints, ms. */
 export const DEFAULT_ACCOUNT_READ_MS = 30_000;
 
+/** Reads of the balances before one that no block interrupted is given up on. */
+const BALANCE_READ_ATTEMPTS = 3;
+
 
 export interface AccountTruthContext {
   readonly clock: Clock;
@@ -167,14 +170,25 @@ export class AccountTruth {
     // locks: the period's read waits for the next period (a restart's first read comes before any
     // trading; a new journal's has nothing to be compared with).
     if (!first && this.#params.markets.some((spec) => portfolio.state(spec.address).pendingRequests > 0)) return;
-    // Blocks before the read hold every fill of a block time up to asOf: they are in the balances read.
-    // (A block between asOf and the read moves the baseline by its fills until the next read.)
-    const asOf = this.#context.clock.now();
+    // The blocks up to the one before the read hold every fill of a block time up to asOf, and
+    // nothing later: a read during which no block came is the balances as of asOf. One a block
+    // interrupted could hold that block's fills twice (read, and added after asOf): read again.
+    let asOf = 0;
     const frees = new Map<Address, bigint>();
     try {
-      const read = await Promise.all([...this.#tokens.keys()].map(async (token) => [token, await chain.freeBalance(accountId, token)] as const));
-      if (this.#stopped) return;
-      for (const [token, free] of read) frees.set(token, free);
+      for (let attempt = 1; ; attempt++) {
+        asOf = this.#context.clock.now();
+        const before = await chain.blockNumber();
+        const read = await Promise.all([...this.#tokens.keys()].map(async (token) => [token, await chain.freeBalance(accountId, token)] as const));
+        const whole = (await chain.blockNumber()) === before;
+        if (this.#stopped) return;
+        if (!whole && attempt < BALANCE_READ_ATTEMPTS) continue;
+        // Every attempt interrupted: a period's read waits for the next period; a first read is kept
+        // (nothing of this run has traded yet, and a restart trades only after it).
+        if (!whole && !first) return;
+        for (const [token, free] of read) frees.set(token, free);
+        break;
+      }
     } catch (error) {
       this.#context.logger.warn({ err: error }, 'the account balances could not be read from the chain');
       return;

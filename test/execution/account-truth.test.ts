@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { seededRandom } from '../../src/core/random.ts';
 import type { Address } from '../../src/protocol/encoding.ts';
 import type { OrderIntent } from '../../src/protocol/intent-types.ts';
-import { createChainReader } from '../../src/clients/chain-reader.ts';
+import { createChainReader, type ChainReader } from '../../src/clients/chain-reader.ts';
 import { readJournalRecords } from '../../src/execution/journal-history.ts';
 import { journalPath } from '../../src/execution/journal.ts';
 import { lower } from '../sim/relay-harness.ts';
@@ -151,5 +151,48 @@ describe('account truth across runs', () => {
       await outside.engine.stop();
     });
     expect(world.model.openOrders(world.accountId, market)).toHaveLength(0);
+  });
+
+  it('reads the balances again when a block came during the read, so a fill in that block is counted once', async () => {
+    const world = (v = await startEngineVenue({ blockMs: 50 }));
+    tmp = tempJournalDir();
+    const market = world.market.address;
+    const quoteToken = world.market.quoteToken.address;
+    const size = (human: bigint) => human * world.market.sizePrecision;
+    const accountCore = world.model.info().contracts.accountCore;
+    const real = createChainReader({ transport: world.venue.transport, clock: world.clock, random: seededRandom(5) }, { rpcUrl: world.network.hosts.rpcUrl!, accountCore });
+    // Latency at the transport seam, made to order: the next balance read answers only after a block
+    // in which another account fills the bot's resting bid, once the bot has seen that fill.
+    let interrupt: (() => Promise<void>) | undefined;
+    const chain: ChainReader = {
+      ...real,
+      async freeBalance(accountId, token) {
+        const late = interrupt;
+        interrupt = undefined;
+        await late?.();
+        return real.freeBalance(accountId, token);
+      },
+    };
+    const bot = (setup = engineOn(world, tmp.dir, { overrides: { chain }, tuning: { accountReadMs: 2_000 } }));
+    await run(world, async () => {
+      await bot.engine.start();
+      const rested = await bot.engine.submit(placeIntent(market, [{ side: 'BUY', price: 340_000n, size: size(2n), tif: 'GTC', executionInstruction: 'NONE', minSizeAfterBlock: 0n }]));
+      expect(rested.status).toBe('CONFIRMED');
+      await until(world, () => balancesRead(bot, world) && currentState(bot, market).orders.length === 1, 5_000, 'the first chain read and the resting bid');
+      let readDone = false;
+      interrupt = async () => {
+        otherTrades(world, order('SELL', 340_000n, size(2n), 'IOC'));
+        await until(world, () => currentState(bot, market).position === size(2n), 5_000, 'the fill');
+        readDone = true;
+      };
+      await until(world, () => readDone, 5_000, 'the interrupted read');
+      // The period's read is done well before the next one (2 s): its baseline is what stands.
+      await new Promise<void>((resolve) => world.clock.scheduler.schedule(() => resolve(), 500));
+      const chainTotal = world.model.balance(world.accountId, quoteToken);
+      expect(currentState(bot, market).orders).toHaveLength(0);
+      expect(bot.engine.balanceDisagreements()).toEqual([]);
+      expect(currentState(bot, market).balances.quote!.total).toBe(chainTotal.available + chainTotal.locked);
+      await bot.engine.stop();
+    });
   });
 });
