@@ -9,6 +9,7 @@ export default defineConfig({
     alias: [
       { find: /^clobbot$/, replacement: source('./src/index.ts') },
       { find: /^clobbot\/testing$/, replacement: source('./src/testing/index.ts') },
+      { find: /^clobbot\/strategy$/, replacement: source('./src/strategy/index.ts') },
     ],
   },
   test: {

@@ -25,7 +25,7 @@ import {
   type MarketSpec,
   type QuoteLevel,
   type StrategyMarket, type TradingState
-} from 'clobbot';
+} from 'clobbot/strategy';
 
 export const gridParams = z
   .strictObject({

@@ -29,7 +29,7 @@ import {
   type OrderBookView,
   type QuoteLevel,
   type StrategyMarket, type TradingState
-} from 'clobbot';
+} from 'clobbot/strategy';
 
 const bps = () => z.number().min(0).max(5_000);
 

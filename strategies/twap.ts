@@ -10,8 +10,9 @@
  * size), or when the window ends; in limit mode it cancels its resting order first. Then its intent
  * stream completes. While the engine's trading state is not ACTIVE (the kill switch tripped, the run
  * stopping) its slices place nothing; in limit mode they cancel the resting order instead.
- * Its `twap finished` line is its summary: the average price of its fills and their slippage against
- * the arrival mid (the first mid it saw), in bps, positive when the execution cost (see `twapExecution`).
+ * It reports its figures to the run's summary (`ctx.reportFigures`), and logs them in its `twap finished`
+ * line: what it executed, the average price of its fills and their slippage against the arrival mid
+ * (the first mid it saw), in bps, positive when the execution cost (see `twapExecution`).
  * docs/strategies.md, "twap".
  */
 import { filter, Observable, Subscription, take, timer } from 'rxjs';
@@ -22,6 +23,7 @@ import {
   Decimal,
   defineStrategy,
   durationMs,
+  fromUnits,
   planQuotes,
   priceAtOffset,
   toPriceUnits,
@@ -30,7 +32,7 @@ import {
   type Intent,
   type OrderBookView,
   type OwnMarketState,
-} from 'clobbot';
+} from 'clobbot/strategy';
 
 export const twapParams = z.strictObject({
   side: z.preprocess((value) => (typeof value === 'string' ? value.toUpperCase() : value), z.enum(['BUY', 'SELL'])),
@@ -127,6 +129,8 @@ export default defineStrategy({
       /** The first mid seen: the arrival price its slippage is measured against. */
       let arrivalMid: Decimal | undefined;
       let finished = false;
+      /** Why it finished; undefined while it runs (or when the run stopped first). */
+      let finishReason: string | undefined;
       /** False while the engine's trading state is not ACTIVE: nothing is placed. */
       let active = true;
       /**
@@ -144,6 +148,16 @@ export default defineStrategy({
         const filled = recentFills.reduce((sum, entry) => sum + entry.size, 0n);
         return sent > filled ? sent - filled : 0n;
       };
+
+      /** Its figures, human decimals: for the run's summary and its `twap finished` line. */
+      const figures = () => ({
+        side,
+        quantity: fromUnits(quantity, spec.sizePrecision),
+        executed: fromUnits(executed, spec.sizePrecision),
+        ...twapExecution({ side, notional, executed, arrivalMid, pricePrecision: spec.pricePrecision }),
+        finished: finishReason ?? null,
+      });
+      ctx.reportFigures(figures);
 
       /** IOC price: through the best opposite price by the slippage, capped at the limit; undefined when it cannot fill. */
       const takingPrice = (): bigint | undefined => {
@@ -211,8 +225,8 @@ export default defineStrategy({
       const finish = (reason: string) => {
         if (finished) return;
         finished = true;
-        const figures = twapExecution({ side, notional, executed, arrivalMid, pricePrecision: spec.pricePrecision });
-        log.info({ market: spec.symbol, side, executed: executed.toString(), quantity: quantity.toString(), ...figures, reason }, 'twap finished');
+        finishReason = reason;
+        log.info({ market: spec.symbol, ...figures() }, 'twap finished');
         if (params.mode === 'ioc') {
           subscriber.complete();
           return;

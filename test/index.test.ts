@@ -1,4 +1,5 @@
 import * as api from 'clobbot';
+import * as strategy from 'clobbot/strategy';
 import * as testing from 'clobbot/testing';
 import { describe, expect, it } from 'vitest';
 
@@ -9,6 +10,17 @@ describe('public API', () => {
 
   it('exports exactly these names from clobbot/testing', () => {
     expect(Object.keys(testing).sort()).toMatchSnapshot();
+  });
+
+  it('exports from clobbot/strategy what a strategy module needs, each the very binding clobbot exports', () => {
+    expect(Object.keys(strategy).sort()).toEqual([
+      'BarBuilder', 'BaseError', 'Decimal', 'MAKER_SLOTS', 'MAX_PRICE_UNITS', 'MAX_SIZE_UNITS', 'buildBars', 'createQuoteManager', 'decimalAmount',
+      'defineStrategy', 'durationMs', 'fromUnits', 'isBaseError', 'isRiskReducing', 'isStrategyDefinition', 'planQuotes', 'priceAtOffset',
+      'priceOnTick', 'priceToHuman', 'roundPriceToTick', 'signedDecimalAmount', 'sizeToHuman', 'toPriceUnits', 'toSignedUnits', 'toSizeUnits',
+      'toUnits', 'z',
+    ]);
+    // The same objects, so `instanceof BaseError` and `isStrategyDefinition` agree whichever entry a module imports.
+    for (const [name, value] of Object.entries(strategy)) expect((api as Record<string, unknown>)[name], name).toBe(value);
   });
 
   it('resolves `clobbot` to this repository, as users import it', () => {

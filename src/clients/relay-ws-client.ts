@@ -117,6 +117,11 @@ export type RelayWsState =
       readonly reconnectInMs: number | null;
     };
 
+/**
+ * The state of a connection that closed: why, and what it left unresolved.
+ *
+ * @useDeclaredType
+ */
 export type RelayWsClosedState = Extract<RelayWsState, { status: 'closed' }>;
 
 /** A new connection: the previous one (if any) and what it left unresolved are in `previous`. */

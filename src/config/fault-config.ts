@@ -81,7 +81,11 @@ export const faultSettingsPatchSchema = z.strictObject(settingFields).partial();
 /** The standing settings, every key left out at its `FAULTS_OFF` value. */
 export const faultSettingsSchema = faultSettingsPatchSchema.transform((patch): SimFaults => ({ ...FAULTS_OFF, ...patch }));
 
-/** The standing fault settings of the venue. */
+/**
+ * The standing fault settings of the venue.
+ *
+ * @useDeclaredType
+ */
 export type SimFaults = { -readonly [K in keyof typeof FAULTS_OFF]: number };
 export type SimFaultsPatch = z.output<typeof faultSettingsPatchSchema>;
 
@@ -140,7 +144,11 @@ export const faultActionSchema = z.discriminatedUnion('action', [
 ]);
 
 export type FaultAction = z.output<typeof faultActionSchema>;
-/** A fault action as written (counts and codes may be left at their defaults). */
+/**
+ * A fault action as written (counts and codes may be left at their defaults).
+ *
+ * @useDeclaredType
+ */
 export type FaultActionInput = z.input<typeof faultActionSchema>;
 
 /** Longest offset of a script entry: 30 days. */

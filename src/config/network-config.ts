@@ -17,6 +17,11 @@ export const DEFAULT_NETWORK: NetworkName = 'sim';
  */
 export const HOST_NAMES = ['baseUrl', 'userUrl', 'quoteUrl', 'exchangeUrl', 'relayUrl', 'relayWsUrl', 'rpcUrl'] as const;
 export type HostName = (typeof HOST_NAMES)[number];
+/**
+ * A network's host URLs by name.
+ *
+ * @useDeclaredType
+ */
 export type NetworkHosts = { readonly [K in HostName]?: string };
 
 /** The hosts `clobbot run` talks to: market data, user data, relay REST and WS, and receipts. */

@@ -129,7 +129,11 @@ const runMarketSpecSchema = z.strictObject({
   takerFeePps: integerUnits(),
 });
 
-/** A market given whole in the run file (its `MarketSpec`). */
+/**
+ * A market given whole in the run file (its `MarketSpec`).
+ *
+ * @useDeclaredType
+ */
 export type RunMarketSpec = z.output<typeof runMarketSpecSchema>;
 /** A `markets` entry: a symbol the venue resolves (sim only), or the whole market. */
 export type RunMarket = string | RunMarketSpec;

@@ -9,6 +9,7 @@ import { assertPositiveUnit } from './units.ts';
 /** fillPrice and every `*InUsd` field carry 18 decimals (rules 4 and 5). */
 export const FIXED18 = 10n ** 18n;
 
+/** @inline */
 type Integerish = bigint | string;
 
 /**

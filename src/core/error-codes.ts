@@ -74,6 +74,7 @@ export const errorCodes = {
   STRATEGY_MODULE_INVALID: 'A strategy module failed to load, or exports no strategy made with defineStrategy (default export or `strategy`).',
   STRATEGY_FAILED: 'A strategy’s create threw, or its intent stream errored.',
   STRATEGY_IDLE: 'A strategy emitted no intent within its idleTimeout (or during the whole run) and did not complete.',
+  STRATEGY_REPORT_INVALID: 'A strategy’s reportFigures callback threw, or returned something other than a flat record of named figures (strings, safe integers, booleans, null); the run’s summary says so instead of its figures.',
   STRATEGY_INTENT_INVALID: 'A strategy emitted an intent that breaks a slot or market rule (slot >= 62 or twice, price off the tick, size out of range, empty).',
   QUOTES_INVALID: 'Desired quotes break a rule: more levels than maker slots, a price off the tick or out of range, a size outside minSize..maxSize.',
   STRATEGY_CHECK_INVALID: 'A checkStrategy script is malformed (unknown market, bad params, a crossed book, a fill of an empty slot), or the venue did not take its setup or a step in time.',

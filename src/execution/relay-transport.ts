@@ -40,6 +40,7 @@ export type { TransportOutcome, TransportOutcomeStatus } from './relay-receipts.
 /** Which transport carried a request. */
 export type TransportRoute = 'ws' | 'rest';
 
+/** @inline */
 interface Carried {
   readonly via: TransportRoute;
   /** The WebSocket connection it was sent on. */

@@ -87,9 +87,29 @@ export const feedHeaderSchema = z.strictObject({
   clockCorrection: clockCorrectionSchema.optional(),
 });
 
+/**
+ * A feed's header: its format and version, what its rows are, its market, its source, any clock correction.
+ *
+ * @useDeclaredType
+ */
 export type FeedHeader = z.infer<typeof feedHeaderSchema>;
+/**
+ * The market's parameters in a feed header.
+ *
+ * @useDeclaredType
+ */
 export type FeedMarket = z.infer<typeof feedMarketSchema>;
+/**
+ * Where a feed's data came from.
+ *
+ * @useDeclaredType
+ */
 export type FeedSource = z.infer<typeof feedSourceSchema>;
+/**
+ * The correction made to a feed's local clock, if any.
+ *
+ * @useDeclaredType
+ */
 export type ClockCorrection = z.infer<typeof clockCorrectionSchema>;
 
 /** The Arrow schema metadata of a header. */

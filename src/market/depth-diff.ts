@@ -19,6 +19,12 @@ export const depthDiffSchema = z.looseObject({
   b: z.array(level),
   a: z.array(level),
 });
+/**
+ * A depth update (Binance `depthUpdate` data): `b` and `a` are the changed bid and ask levels,
+ * each `[price, quantity]`.
+ *
+ * @useDeclaredType
+ */
 export type DepthDiff = z.output<typeof depthDiffSchema>;
 
 /** What `applyDiff` did with a diff. */

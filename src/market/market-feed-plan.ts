@@ -58,7 +58,11 @@ export const marketFeedPlanSchema = z.strictObject({
     .optional(),
 });
 
-/** A plan as written (defaults may be left out). */
+/**
+ * A plan as written (defaults may be left out).
+ *
+ * @useDeclaredType
+ */
 export type MarketFeedPlan = z.input<typeof marketFeedPlanSchema>;
 /** A checked, frozen plan with defaults filled in. */
 export type ResolvedMarketFeedPlan = z.output<typeof marketFeedPlanSchema>;

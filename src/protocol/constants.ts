@@ -59,8 +59,11 @@ export const UNSUPPORTED_RELAY_METHODS: readonly RelayMethodName[] = [
 export const OrderSideCode = { BUY: 0, SELL: 1 } as const;
 export const TimeInForceCode = { GTC: 0, IOC: 1, FOK: 2 } as const;
 export const ExecutionInstructionCode = { NONE: 0, POST_ONLY: 1 } as const;
+/** @useDeclaredType */
 export type OrderSide = keyof typeof OrderSideCode;
+/** @useDeclaredType */
 export type TimeInForce = keyof typeof TimeInForceCode;
+/** @useDeclaredType */
 export type ExecutionInstruction = keyof typeof ExecutionInstructionCode;
 
 /** Order-event types (spec). */
@@ -150,4 +153,5 @@ export type RelayErrorCodeName = keyof typeof RelayErrorCode;
 
 /** WebSocket terminal outcome statuses (ours). */
 export const OUTCOME_STATUSES = ['CONFIRMED', 'REVERTED', 'DROPPED'] as const;
+/** @useDeclaredType */
 export type OutcomeStatus = (typeof OUTCOME_STATUSES)[number];

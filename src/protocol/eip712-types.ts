@@ -22,9 +22,17 @@ export interface Eip712Domain<Name extends string = string> {
   readonly verifyingContract: Address;
 }
 
-/** Domain of `BatchIntent`, `ReplaceBySlotIntent` and `CancelTriggerIntent`. */
+/**
+ * Domain of `BatchIntent`, `ReplaceBySlotIntent` and `CancelTriggerIntent`.
+ *
+ * @useDeclaredType
+ */
 export type TradingWalletDomain = Eip712Domain<typeof TRADING_WALLET_DOMAIN_NAME>;
-/** Domain of `AuthorizeAccountSigner`. */
+/**
+ * Domain of `AuthorizeAccountSigner`.
+ *
+ * @useDeclaredType
+ */
 export type AccountCoreDomain = Eip712Domain<typeof ACCOUNT_CORE_DOMAIN_NAME>;
 
 export interface TradingWalletDomainParameters {

@@ -66,6 +66,11 @@ export const klineSchema = z.looseObject({
   quoteVolume: decimalString,
   numTrades: count,
 });
+/**
+ * One candlestick (`GET /api/v3/klines`), in the spec's object form whichever form it came in.
+ *
+ * @useDeclaredType
+ */
 export type Kline = z.output<typeof klineSchema>;
 
 /**
@@ -123,6 +128,11 @@ export const tradeSchema = z.looseObject({
   time: count,
   isBuyerMaker: z.boolean(),
 });
+/**
+ * One recent trade (`GET /api/v3/trades`).
+ *
+ * @useDeclaredType
+ */
 export type Trade = z.output<typeof tradeSchema>;
 
 /** `GET /api/v3/trades` response (spec). */

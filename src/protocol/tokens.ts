@@ -27,6 +27,11 @@ export const tokenSchema = z.looseObject({
   isStrict: z.boolean(),
   firstPoolAddress: z.string().nullable(),
 });
+/**
+ * The token object of a token-metadata answer; unknown extra fields are kept.
+ *
+ * @useDeclaredType
+ */
 export type Token = z.output<typeof tokenSchema>;
 
 /**

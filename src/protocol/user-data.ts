@@ -129,6 +129,11 @@ export const orderEventSchema = z.discriminatedUnion(
   ],
   { error: INVALID_EVENT_TYPE },
 );
+/**
+ * One order event (`order-created`, `order-canceled` or `trade`), discriminated by `eventType`.
+ *
+ * @useDeclaredType
+ */
 export type OrderEvent = z.output<typeof orderEventSchema>;
 
 /**
@@ -209,6 +214,12 @@ export const activeOrderSchema = z.looseObject({
   sizeprecision: units,
   priceprecision: units,
 });
+/**
+ * One active order, field names lowercase as the spec lists them; `size`, `price` and
+ * `remainingsize` in precision units.
+ *
+ * @useDeclaredType
+ */
 export type ActiveOrder = z.output<typeof activeOrderSchema>;
 
 /** Active-orders envelope `{success, code, timestamp (ms), data: {data, pagination}}` (spec). */

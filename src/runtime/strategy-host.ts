@@ -16,6 +16,10 @@
  *   kill switch trips) and turns HALTED ("the run is stopping") when the host stops, just before it
  *   unsubscribes; it emits only changes, and once HALTED it stays. Its `fates$` is the engine's
  *   `reports$` narrowed to the intents this host submitted, matched by identity.
+ * - The callback given to `ctx.reportFigures` is called once, when the host stops (after the
+ *   strategy was unsubscribed, so its figures are final): `figures()` holds what it returned, or a
+ *   located STRATEGY_REPORT_INVALID when it threw or returned no flat figures. That never fails the
+ *   run: the strategy's trading is over by then, only its summary lacks the figures.
  */
 import { BehaviorSubject, Subject, Subscription, timer, type Observable } from 'rxjs';
 import { BaseError } from '../core/base-error.ts';
@@ -33,6 +37,7 @@ import type {
   TradingState,
 } from '../strategy/strategy-context.ts';
 import { intentProblems } from '../strategy/intent-problems.ts';
+import { figuresProblems, type StrategyFigures } from '../strategy/strategy-figures.ts';
 
 const INTENT_TYPES = new Set<string>(['PlaceAndCancel', 'ReplaceSlots', 'CancelTrigger', 'CancelAll', 'CreateBatchTrigger', 'CreateReplaceTrigger']);
 
@@ -44,6 +49,9 @@ export interface StrategyTally {
   /** Codes of REJECTED and REFUSED fates, with counts. */
   readonly codes: Map<string, number>;
 }
+
+/** What the strategy's `ctx.reportFigures` callback gave at the end: its figures, or why there are none. */
+export type StrategyFiguresOutcome = { readonly figures: StrategyFigures } | { readonly error: BaseError };
 
 export interface StrategyHostParameters {
   readonly strategy: LoadedStrategy;
@@ -75,6 +83,8 @@ export interface StrategyHost {
   failure(): BaseError | undefined;
   /** STRATEGY_IDLE when it started, emitted nothing in `afterMs` and did not complete; else undefined. */
   idleError(afterMs: number): BaseError | undefined;
+  /** Its figures for the summary, once stopped; undefined before, or when it gave `ctx.reportFigures` no callback. */
+  figures(): StrategyFiguresOutcome | undefined;
   /** Calls create and subscribes. */
   start(): void;
   /**
@@ -152,6 +162,9 @@ export function createStrategyHost(params: StrategyHostParameters): StrategyHost
   let completed = false;
   let stopped = false;
   let started = false;
+  /** What the strategy gave `ctx.reportFigures` (anything may come from a plain-JS strategy), and what it gave back at the stop. */
+  let reporter: unknown;
+  let figures: StrategyFiguresOutcome | undefined;
   /** The strategy's trading state: the run's, until the host stops (then HALTED, for good). */
   const tradingState = new BehaviorSubject<TradingState>(ACTIVE);
   const setTradingState = (next: TradingState) => {
@@ -185,6 +198,26 @@ export function createStrategyHost(params: StrategyHostParameters): StrategyHost
     return new BaseError('STRATEGY_IDLE', `${where} emitted no intent in ${Math.round(afterMs / 1000)} s`, {
       details: { strategy: strategy.name, module: strategy.module, afterMs },
     });
+  };
+
+  /** Calls the figures callback once; whatever goes wrong is a located STRATEGY_REPORT_INVALID, never a throw. */
+  const collectFigures = (callback: unknown): StrategyFiguresOutcome => {
+    const invalid = (problem: string, options: { problems?: string[]; cause?: unknown } = {}): StrategyFiguresOutcome => {
+      const details = { strategy: strategy.name, module: strategy.module, ...(options.problems === undefined ? {} : { problems: options.problems }) };
+      const error = new BaseError('STRATEGY_REPORT_INVALID', `${where}: ${problem}`, { details, ...(options.cause === undefined ? {} : { cause: options.cause }) });
+      log.error({ code: error.code }, error.message);
+      return { error };
+    };
+    if (typeof callback !== 'function') return invalid(`ctx.reportFigures was given a value of type ${callback === null ? 'null' : typeof callback}, not a function`);
+    try {
+      const value: unknown = callback();
+      const problems = figuresProblems(value);
+      if (problems.length > 0) return invalid(`its reportFigures callback returned no flat figures: ${problems.join('; ')}`, { problems });
+      // A copy: the strategy's object may change after the stop.
+      return { figures: Object.freeze(Object.fromEntries(Object.entries(value as StrategyFigures))) };
+    } catch (error) {
+      return invalid(`its reportFigures callback threw: ${messageOf(error)}`, { cause: error });
+    }
   };
 
   const onFate = (intent: Intent, fate: IntentFate) => {
@@ -231,6 +264,7 @@ export function createStrategyHost(params: StrategyHostParameters): StrategyHost
     completed: () => completed,
     failure: () => failed,
     idleError,
+    figures: () => figures,
     start() {
       started = true;
       // Both before `create`: the strategy sees the current state at once, and the fate of its first intent.
@@ -248,6 +282,9 @@ export function createStrategyHost(params: StrategyHostParameters): StrategyHost
         logger: log,
         tradingState$: tradingState.asObservable(),
         fates$: fates.asObservable(),
+        reportFigures: (callback) => {
+          reporter = callback;
+        },
       };
       let intents$: Observable<Intent>;
       try {
@@ -297,6 +334,7 @@ export function createStrategyHost(params: StrategyHostParameters): StrategyHost
       if (started && failed === undefined && !completed) setTradingState({ state: 'HALTED', reason: reason === undefined ? 'the run is stopping' : `the run is stopping: ${reason}` });
       subscription.unsubscribe();
       unsettled.clear();
+      if (reporter !== undefined) figures = collectFigures(reporter);
     },
   };
 }

@@ -1,7 +1,8 @@
 /**
  * A MarketDataSource that times every call on the clock and counts failures per endpoint, for the
- * status line and the metrics endpoint (poll latency, market-data errors). Calls pass through
- * unchanged; the raw-body fast path (`depthBody`) is kept when the source has it.
+ * status line and the metrics endpoint (poll latency, market-data errors), and hands each call's
+ * duration to `onTimed` when given (the metrics' poll histogram). Calls pass through unchanged; the
+ * raw-body fast path (`depthBody`) is kept when the source has it.
  */
 import type { Clock } from '../core/clock.ts';
 import type { MarketDataSource } from '../clients/market-data-source.ts';
@@ -29,7 +30,7 @@ export interface TimedSource {
  * const { source, timings } = timeSource(createMarketDataClient(context, { baseUrl }), liveClock);
  * timings.get('depth')?.lastMs
  */
-export function timeSource(inner: MarketDataSource, clock: Pick<Clock, 'now'>): TimedSource {
+export function timeSource(inner: MarketDataSource, clock: Pick<Clock, 'now'>, onTimed?: (endpoint: SourceEndpoint, ms: number) => void): TimedSource {
   const timings = new Map<SourceEndpoint, EndpointTiming>();
   const timed = async <T>(endpoint: SourceEndpoint, call: () => Promise<T>): Promise<T> => {
     let timing = timings.get(endpoint);
@@ -48,6 +49,7 @@ export function timeSource(inner: MarketDataSource, clock: Pick<Clock, 'now'>): 
       timing.calls += 1;
       timing.totalMs += elapsed;
       timing.lastMs = elapsed;
+      onTimed?.(endpoint, elapsed);
     }
   };
   const depthBody = inner.depthBody;

@@ -21,11 +21,12 @@ import { createMarketDataClient } from '../clients/market-data-client.ts';
 import { createRelayWsClient, type ReconnectPolicy } from '../clients/relay-ws-client.ts';
 import type { ClientContext } from '../clients/send-request.ts';
 import { createMarketFeed, type MarketFeed } from '../market/create-market-feed.ts';
+import type { Intent } from '../strategy/intents.ts';
 import type { LoadedStrategy } from '../strategy/load-strategy.ts';
 import type { OwnFill, StrategyMarket, TradingState } from '../strategy/strategy-context.ts';
 import { createExecutionEngine } from '../execution/create-execution-engine.ts';
 import { createChainReader } from '../clients/chain-reader.ts';
-import type { EngineStats, ExecutionEngine } from '../execution/execution-engine.ts';
+import type { EngineStats, ExecutionEngine, IntentFate } from '../execution/execution-engine.ts';
 import type { JournalFs } from '../execution/journal.ts';
 import { createRelaySession, type RelaySession } from '../execution/relay-session.ts';
 import { createFailoverTransport, createRestRelayTransport, createWsRelayTransport, type RelayTransport } from '../execution/relay-transport.ts';
@@ -33,9 +34,9 @@ import type { WalletSigner } from '../execution/signer-source.ts';
 import { RunTracker } from './run-tracker.ts';
 import { describeStop, type StopReason } from './stop-reason.ts';
 import { createStrategyHost, type StrategyHost } from './strategy-host.ts';
-import { timeSource, type TimedSource } from './timed-source.ts';
+import { timeSource, type SourceEndpoint, type TimedSource } from './timed-source.ts';
 import type { VenueConnection } from './venue-connection.ts';
-import { createReceiptReader, createUserDataReader } from './venue-readers.ts';
+import { createReceiptReader, createUserDataReader, type UserDataEndpoint } from './venue-readers.ts';
 import { feedTiming, marketFeedPlanOf } from './market-feed-timing.ts';
 import { tapMarketData } from '../feeds/market-data-tap.ts';
 import { followOwnOrders, rawOwnOrderSink } from '../feeds/own-order-recorder.ts';
@@ -82,7 +83,14 @@ export interface TradingRuntimeParameters {
   readonly idleWarnMs: number;
   /** `--record <dir>`: records every market's data as received, and the bot's own orders, into raw recordings in `dir`. */
   readonly recordDir?: string;
+  /** Each REST poll's duration on the clock, ms: market data, the account's order events and active orders. */
+  readonly onPollTimed?: (endpoint: PollEndpoint, ms: number) => void;
+  /** Each strategy intent's time on the clock from its submission to the engine to its fate, ms. */
+  readonly onIntentSettled?: (fate: IntentFate, ms: number) => void;
 }
+
+/** What a REST poll reads, as `onPollTimed` names it. */
+export type PollEndpoint = SourceEndpoint | UserDataEndpoint;
 
 /** Whether the venue could be asked for the account's open orders after the stop. */
 export type OpenOrdersCheck =
@@ -188,7 +196,7 @@ export function createTradingRuntime(params: TradingRuntimeParameters): TradingR
       ? undefined
       : createMarketRecording({ dir: params.recordDir, network: network.name, exchangeUrl: network.hosts.exchangeUrl!, specs, timing: feedTiming(venue.blockMs, specs.length), own: true, transport: context.transport, clock });
   const marketDataContext = recording === undefined ? context : { ...context, transport: tapMarketData(context.transport, recording.recorderOf, clock) };
-  const marketData = timeSource(createMarketDataClient(marketDataContext, { baseUrl: network.hosts.exchangeUrl! }), clock);
+  const marketData = timeSource(createMarketDataClient(marketDataContext, { baseUrl: network.hosts.exchangeUrl! }), clock, params.onPollTimed);
   const feeds = buildFeeds(context, params, marketData);
   const session = createRelaySession({ ...context, logger }, { network: network.name, relayUrl: network.hosts.relayUrl!, signer: wallet.account, logger: logger.child({ component: 'relay-session' }) });
   const transport = buildTransport(context, params, session);
@@ -204,7 +212,7 @@ export function createTradingRuntime(params: TradingRuntimeParameters): TradingR
       authNonce: venue.authNonce,
       markets: specs,
       transport,
-      userData: createUserDataReader(context, { userUrl: network.hosts.userUrl!, owner: venue.owner }),
+      userData: createUserDataReader(context, { userUrl: network.hosts.userUrl!, owner: venue.owner, ...(params.onPollTimed === undefined ? {} : { onPollTimed: params.onPollTimed }) }),
       receipts: createReceiptReader(context, { rpcUrl: network.hosts.rpcUrl! }),
       ...(venue.accountCore === undefined ? {} : { chain: createChainReader(context, { rpcUrl: network.hosts.rpcUrl!, accountCore: venue.accountCore }) }),
       journalDir: params.journalDir,
@@ -224,6 +232,17 @@ export function createTradingRuntime(params: TradingRuntimeParameters): TradingR
   };
   const tradingState = new BehaviorSubject<TradingState>({ state: 'ACTIVE' });
   let failure: BaseError | undefined;
+
+  const { onIntentSettled } = params;
+  // The engine tells an intent's fate, not when it signed it: the time runs from the submission.
+  const submit = (intent: Intent): Promise<IntentFate> => {
+    if (onIntentSettled === undefined) return engine.submit(intent);
+    const submittedAt = clock.now();
+    return engine.submit(intent).then((fate) => {
+      onIntentSettled(fate, clock.now() - submittedAt);
+      return fate;
+    });
+  };
 
   const bySymbol = new Map(specs.map((spec) => [spec.symbol, spec]));
   const idleTimeouts = new Map(config.strategies.map((entry) => [entry.name, entry.idleTimeout]));
@@ -250,7 +269,7 @@ export function createTradingRuntime(params: TradingRuntimeParameters): TradingR
         clock,
         random: seededRandom((seed + 7919 * (index + 1)) | 0),
         logger,
-        submit: (intent) => engine.submit(intent),
+        submit,
         reports$: engine.reports$,
         tradingState$: tradingState,
         idleWarnMs: params.idleWarnMs,

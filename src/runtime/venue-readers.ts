@@ -14,16 +14,36 @@ import { createReceiptWatcher } from '../execution/relay-receipts.ts';
 /** Orders the active-orders query asks for at most: every maker slot and then some. */
 const ACTIVE_ORDERS_LIMIT = 100;
 
+/** The user-data host's polls, as `onPollTimed` names them. */
+export type UserDataEndpoint = 'orderEvents' | 'activeOrders';
+
+export interface UserDataReaderParameters {
+  readonly userUrl: string;
+  readonly owner: Address;
+  /** Each read's duration on the clock, ms, answered or failed (every page of an order-events read together). */
+  readonly onPollTimed?: (endpoint: UserDataEndpoint, ms: number) => void;
+}
+
 /**
  * A UserDataReader of `owner`'s account on the user-data host `userUrl`.
  *
  * @example const userData = createUserDataReader(context, { userUrl: network.hosts.userUrl!, owner });
  */
-export function createUserDataReader(context: ClientContext, params: { readonly userUrl: string; readonly owner: Address }): UserDataReader {
+export function createUserDataReader(context: ClientContext, params: UserDataReaderParameters): UserDataReader {
   const events = createOrderEventsClient(context, { baseUrl: params.userUrl });
   const active = createActiveOrdersClient(context, { baseUrl: params.userUrl });
+  const { onPollTimed } = params;
+  const timed = async <T>(endpoint: UserDataEndpoint, read: () => Promise<T>): Promise<T> => {
+    if (onPollTimed === undefined) return read();
+    const started = context.clock.now();
+    try {
+      return await read();
+    } finally {
+      onPollTimed(endpoint, context.clock.now() - started);
+    }
+  };
   return {
-    async orderEventsSince(fromMs, options = {}) {
+    orderEventsSince: (fromMs, options = {}) => timed('orderEvents', async () => {
       const out: OrderEvent[] = [];
       const reader = orderEvents(events, {
         user: params.owner,
@@ -35,14 +55,14 @@ export function createUserDataReader(context: ClientContext, params: { readonly 
         for (const received of batch.events) if (received.timeMs >= fromMs) out.push(received.event);
       }
       return out;
-    },
-    async activeOrders(market, options = {}) {
+    }),
+    activeOrders: (market, options = {}) => timed('activeOrders', async () => {
       const answer = await active.activeOrders(
         { user: params.owner, marketAddress: market, limit: ACTIVE_ORDERS_LIMIT },
         options.signal === undefined ? {} : { signal: options.signal },
       );
       return answer.orders;
-    },
+    }),
   };
 }
 

@@ -4,11 +4,10 @@
  * Where a `module` is looked up (`strategyModuleKind` tells a file from a package):
  * - a file path (`strategies/market-maker.ts`, `./my.ts`, `/abs/x.js`) is resolved against the
  *   **working directory** (`cwd`), not the run file's directory: run files live in `config/` and
- *   name modules from the project root, as `simConfig: config/sim.yaml` does. `.ts` files load
- *   through tsx. A file anywhere, also outside the project, loads the same way: module hooks
- *   (`installStrategyHooks`) load a `.ts` file outside a `"type": "commonjs"` package as an ES
- *   module, and resolve a bare import its own location cannot (`clobbot`, `rxjs`) from clobbot's.
- *   A syntax error is reported at its file:line:col (`locateLoadError`).
+ *   name modules from the project root, as `simConfig: config/sim.yaml` does. A file anywhere, also
+ *   outside the project, loads the same way: module hooks (`installStrategyHooks`) compile a
+ *   TypeScript file with esbuild, and resolve a bare import its own location cannot (`clobbot`,
+ *   `rxjs`) from clobbot's. A syntax error is reported at its file:line:col (`locateLoadError`).
  * - a package name (`@acme/clobbot-strategies`) is imported as an ES module from clobbot's own
  *   location (in an installed project that walks up to the project's `node_modules`), else
  *   resolved from the working directory (clobbot linked from elsewhere).
@@ -18,16 +17,17 @@
  */
 import { BaseError } from '../core/base-error.ts';
 import { stat } from 'node:fs/promises';
-import { existsSync, readFileSync } from 'node:fs';
-import { createRequire, register } from 'node:module';
-import { dirname, extname, isAbsolute, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { extname, isAbsolute, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { configError, validateYamlSource, type ConfigResult } from '../config/load-config.ts';
 import { formatConfigPath, type ConfigIssue } from '../config/config-issue.ts';
 import { strategyModuleKind, type RunConfig } from '../config/run-config.ts';
 import { locateInYaml, type YamlSource } from '../config/yaml-source.ts';
 import { definitionProblems, type StrategyDefinition } from './define-strategy.ts';
+import { installStrategyHooks } from './strategy-module-hooks.ts';
 
 export interface LoadStrategyOptions {
   /** The directory file paths are resolved against and packages looked up from. Default: `process.cwd()`. */
@@ -65,7 +65,7 @@ export async function loadStrategy(module: string, options: LoadStrategyOptions 
         details: { module, path: resolved, cwd },
       });
     }
-    await installStrategyHooks(resolved);
+    await installStrategyHooks();
     namespace = await importOrThrow(pathToFileURL(resolved).href, module, resolved, prefix);
   } else {
     resolved = module;
@@ -110,7 +110,7 @@ const SOURCE_EXTENSIONS = new Set([...TS_EXTENSIONS, '.js', '.mjs', '.cjs', '.js
 
 /**
  * The location of a syntax (or type-stripping) error that stopped a module from loading: from an
- * esbuild/tsx message (`Transform failed with 1 error:\n/x.ts:3:7: ERROR: Expected "}"`), else by
+ * esbuild message (`Transform failed with 1 error:\n/x.ts:3:7: ERROR: Expected "}"`), else by
  * parsing the file that failed (a plain JS syntax error of Node carries no location). Undefined for
  * an error that is not about the source text (the module threw while running, an import is missing).
  */
@@ -132,85 +132,6 @@ export async function locateLoadError(error: unknown, file: string): Promise<Mod
   }
   return undefined;
 }
-
-/**
- * Module hooks (run in Node's loader thread; plain JS so they need no compiler) that let a strategy
- * file load from anywhere:
- * - a `.ts` file outside clobbot and outside `node_modules` whose nearest package.json does not say
- *   `"type": "commonjs"` (or that has none, e.g. a file in /tmp) is an ES module: otherwise tsx
- *   loads it as CommonJS and its `import`s fail (`Cannot require() ES Module … in a cycle`);
- * - a bare import (`clobbot`, `rxjs`) such a file's own location cannot resolve is resolved from
- *   clobbot's package, so the strategy gets the very `clobbot` the CLI runs.
- */
-const STRATEGY_HOOKS = `
-import { readFileSync } from 'node:fs';
-import { dirname, extname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-let root = '';
-export function initialize(data) { root = data.root; }
-const TS = new Set(['.ts', '.tsx']);
-const outside = (url) => typeof url === 'string' && url.startsWith('file:') && !url.startsWith(root) && !url.includes('/node_modules/');
-const bare = (specifier) => !/^(\\.|\\/|[a-zA-Z][a-zA-Z0-9+.-]*:)/.test(specifier);
-function packageType(file) {
-  for (let dir = dirname(file); ; ) {
-    try { return JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).type ?? null; } catch {}
-    const up = dirname(dir);
-    if (up === dir) return null;
-    dir = up;
-  }
-}
-export async function resolve(specifier, context, next) {
-  let result;
-  try {
-    result = await next(specifier, context);
-  } catch (error) {
-    if (!outside(context.parentURL) || !bare(specifier) || error?.code !== 'ERR_MODULE_NOT_FOUND') throw error;
-    result = await next(specifier, { ...context, parentURL: root + 'package.json' });
-  }
-  if (outside(result.url) && (result.format === 'commonjs' || result.format == null) && TS.has(extname(new URL(result.url).pathname)) && packageType(fileURLToPath(result.url)) !== 'commonjs') {
-    return { ...result, format: 'module' };
-  }
-  return result;
-}
-`;
-
-let hooks: Promise<void> | undefined;
-
-/** clobbot's package directory (with a trailing slash), found from this file, as source or compiled. */
-function clobbotRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const file = join(dir, 'package.json');
-    if (existsSync(file)) {
-      try {
-        if ((JSON.parse(readFileSync(file, 'utf8')) as { name?: unknown }).name === 'clobbot') return pathToFileURL(`${dir}/`).href;
-      } catch {
-        // not ours: go on up
-      }
-    }
-    const up = dirname(dir);
-    if (up === dir) return pathToFileURL(`${dirname(dirname(fileURLToPath(import.meta.url)))}/`).href;
-    dir = up;
-  }
-}
-
-/**
- * Installs the strategy module hooks once per process, and tsx the first time a `.ts` strategy is
- * loaded while clobbot itself runs as compiled JS (from its sources a loader is already in place);
- * the hooks work in either order. Hooks only act where Node's loader imports the module (the CLI);
- * under a test runner with its own module loader they are harmless and unused.
- */
-function installStrategyHooks(file: string): Promise<void> {
-  hooks ??= (async () => {
-    if (typeof register !== 'function') return;
-    register(`data:text/javascript,${encodeURIComponent(STRATEGY_HOOKS)}`, { data: { root: clobbotRoot() } });
-  })();
-  if (RUNNING_FROM_SOURCE || !TS_EXTENSIONS.has(extname(file))) return hooks;
-  tsx ??= import('tsx/esm/api').then(({ register: registerTsx }) => void registerTsx());
-  return Promise.all([hooks, tsx]).then(() => undefined);
-}
-const RUNNING_FROM_SOURCE = import.meta.url.endsWith('.ts');
-let tsx: Promise<void> | undefined;
 
 async function importPackage(name: string, cwd: string, prefix: string): Promise<Record<string, unknown>> {
   try {

@@ -2,8 +2,9 @@
  * The StrategyContext port: everything a strategy may see. Market streams of its markets, its own
  * orders by slot, fills, position and balances, the market parameters, the engine's trading state,
  * the fates of its own intents, its validated params, the clock, a seeded random source and a
- * logger. No network, keys, nonces or signing: the engine owns those. The same strategy code runs
- * live, against the local venue and in backtests.
+ * logger; and, besides intents and logs, one way out: its own figures for the run's summary. No
+ * network, keys, nonces or signing: the engine owns those. The same strategy code runs live,
+ * against the local venue and in backtests.
  */
 import type { Observable } from 'rxjs';
 import type { Clock } from '../core/clock.ts';
@@ -14,6 +15,7 @@ import type { Address, Hex } from '../protocol/encoding.ts';
 import type { MarketFeed } from '../market/create-market-feed.ts';
 import type { MarketSpec } from '../protocol/market-spec.ts';
 import type { Intent } from './intents.ts';
+import type { StrategyFigures } from './strategy-figures.ts';
 
 /** A live order of the strategy's account (live = its placement was CONFIRMED). */
 export interface OwnOrder {
@@ -148,4 +150,13 @@ export interface StrategyContext<P> {
    * once, e.g. by a risk rule).
    */
   readonly fates$: Observable<IntentFateReport>;
+  /**
+   * Gives the run's summary the strategy's own figures (see StrategyFigures): `figures` is called
+   * once, when the run ends (also when it stops early or the strategy completed or failed), and what
+   * it returns is printed under the strategy's name and written to the JSON summary. Call it in
+   * `create` (or when the intent stream is subscribed); a later call replaces the callback. A
+   * callback that throws or returns anything else than flat figures does not stop the run: the
+   * summary shows STRATEGY_REPORT_INVALID instead.
+   */
+  readonly reportFigures: (figures: () => StrategyFigures) => void;
 }

@@ -2,6 +2,8 @@
  * `clobbot/testing`: the kit for strategy authors' tests (docs/testing-strategies.md): property runs
  * of a strategy over generated scenarios held to invariants, the scripted harness, arbitraries,
  * marble helpers and the one replay convention. Needs fast-check and vitest installed beside clobbot.
+ *
+ * @module clobbot/testing
  */
 export {
   address as addressArbitrary,

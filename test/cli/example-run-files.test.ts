@@ -1,14 +1,16 @@
 /**
  * Every reference strategy has an example run file in `config/` that runs: each is run as shipped
  * (`clobbot run config/<file> --virtual`, the file's own duration on venue time) and must exit 0 with
- * orders placed. The TWAP's `twap finished` line reports its average fill price and its slippage
- * against the arrival mid; the average is checked against the run summary's volume (its fills).
+ * orders placed. The TWAP reports its average fill price and its slippage against the arrival mid in
+ * the run's summary (printed and JSON) and in its `twap finished` line; the average is checked against
+ * the run summary's volume (its fills).
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Decimal } from '../../src/core/decimal.ts';
 import { twapExecution } from '../../strategies/twap.ts';
-import { runCli } from '../support/cli-harness.ts';
+import { runCli, tempDir } from '../support/cli-harness.ts';
 import { summaryCounts } from './run-harness.ts';
 
 /** The strategy modules named by the run files in config/. */
@@ -37,21 +39,33 @@ describe('example run files', () => {
     expect(result.stdout).toMatch(/\n {2}strategy grid: ran, \d+ intents\n/);
   });
 
-  it('config/twap.yaml: a virtual run exits 0; its summary line gives the fills\' average price and the slippage against the arrival mid', async () => {
-    const result = await runCli(['run', 'config/twap.yaml', '--virtual'], {});
+  it('config/twap.yaml: a virtual run exits 0; its summary gives the fills\' average price and the slippage against the arrival mid', async () => {
+    const tmp = tempDir();
+    const summaryFile = join(tmp.dir, 'summary.json');
+    const result = await runCli(['run', 'config/twap.yaml', '--virtual', '--summary', summaryFile], {});
+    const json = JSON.parse(readFileSync(summaryFile, 'utf8')) as { strategies: { name: string; figures: Record<string, string | null> | null; figuresError: unknown }[] };
+    tmp.remove();
     expect(result.code, `${result.stdout}\n${result.stderr.slice(-2000)}`).toBe(0);
     const counts = summaryCounts(result.stdout);
     expect(counts.placed).toBeGreaterThanOrEqual(1);
     expect(counts.fills).toBeGreaterThanOrEqual(1);
     expect(result.stdout).toMatch(/\n {2}strategy twap: completed, \d+ intents\n/);
 
+    // The JSON summary's figures of the TWAP, and the same in the printed summary under its line.
+    expect(json.strategies.map((strategy) => strategy.name)).toEqual(['twap']);
+    const { figures, figuresError } = json.strategies[0]!;
+    expect(figuresError).toBeNull();
+    expect(figures).toMatchObject({ side: 'BUY', quantity: '20000', executed: '20000', finished: 'quantity reached' });
+    const { avgPrice, arrivalMid, slippageBps } = figures as Record<string, string>;
+    const printed = result.stdout.slice(result.stdout.indexOf('  strategy twap: '));
+    for (const [name, value] of Object.entries(figures!)) expect(printed).toContain(`\n    ${name.padEnd(11)} ${value}\n`);
+    // Its `twap finished` line logs the same figures.
     const finished = result.stderr
       .split('\n')
       .filter((line) => line.startsWith('{'))
       .map((line) => JSON.parse(line) as Record<string, string>)
       .find((line) => line['msg'] === 'twap finished');
-    expect(finished, result.stderr.slice(-2000)).toBeDefined();
-    const { avgPrice, arrivalMid, slippageBps } = finished!;
+    expect(finished, result.stderr.slice(-2000)).toMatchObject(figures!);
     expect(avgPrice).toMatch(/^\d+\.\d+$/);
     expect(arrivalMid).toMatch(/^\d+\.\d+$/);
     expect(slippageBps).toMatch(/^-?\d+\.\d\d$/);

@@ -1,13 +1,16 @@
 /**
  * Strategy modules load from anywhere docs/strategies.md promises, through the real compiled CLI
  * (bin/clobbot.js, as a user runs it): a copy of a reference strategy at an absolute path outside the
- * project loads and trades; a syntax error in a strategy is STRATEGY_MODULE_INVALID naming
- * file:line:col and the problem, exit 2, never esbuild's bare "Transform failed" or a stack trace.
+ * project loads and trades; one in a `"type": "commonjs"` package, importing its own TypeScript as
+ * `./x.js` and `./x`, loads too; a syntax error in a strategy is STRATEGY_MODULE_INVALID naming
+ * file:line:col and the problem, exit 2, never esbuild's bare "Transform failed" or a stack trace;
+ * a stack trace through a TypeScript strategy names its own lines (source maps).
  */
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasStackTrace, workspace, type Workspace } from './run-harness.ts';
@@ -90,6 +93,40 @@ describe('strategy modules outside the project, and broken ones (real CLI)', () 
       }
     }
   }, 60_000);
+
+  it('a strategy in a "type": "commonjs" package, importing its own TypeScript as ./x.js and ./x, loads', async () => {
+    const dir = join(outside, 'commonjs');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'package.json'), '{ "type": "commonjs" }\n');
+    writeFileSync(join(dir, 'spread.ts'), 'export const spreadBps: number = 10;\n');
+    writeFileSync(join(dir, 'name.ts'), "export const name: string = 'helped';\n");
+    const module = join(dir, 'helped.ts');
+    writeFileSync(
+      module,
+      [
+        "import { NEVER } from 'rxjs';",
+        "import { defineStrategy, z, type Intent } from 'clobbot/strategy';",
+        "import { spreadBps } from './spread.js';",
+        "import { name } from './name';",
+        'export default defineStrategy({ name, params: z.object({}).passthrough(), create: () => (spreadBps > 0 ? NEVER : NEVER) as never as import("rxjs").Observable<Intent> });',
+        '',
+      ].join('\n'),
+    );
+    const file = runFile(module);
+    expect(await clobbot(['validate', file])).toEqual({ code: 0, stdout: `${file}: valid run file (network sim, 1 strategy, markets MON_USDC)\n`, stderr: '' });
+  }, 30_000);
+
+  it('a stack trace through a TypeScript strategy names its own line (compiled loader, source maps on)', async () => {
+    const module = join(outside, 'throws.ts');
+    writeFileSync(module, "type Where = { line: number };\n\nconst where: Where = { line: 4 };\nthrow new Error(`thrown at line ${where.line}`);\n");
+    const script = [
+      `const { loadStrategy } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist/strategy/load-strategy.js')).href)});`,
+      `try { await loadStrategy(${JSON.stringify(module)}); } catch (error) { console.log(error.cause.stack); }`,
+    ].join('\n');
+    const { stdout } = await execFileAsync(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT });
+    expect(stdout).toContain('Error: thrown at line 4');
+    expect(stdout).toContain(`${module}:4:7`);
+  }, 30_000);
 
   it('a syntax error in a JavaScript strategy is located too', async () => {
     const module = join(outside, 'broken.mjs');

@@ -1,9 +1,10 @@
 /**
  * The published package, as a user gets it: `npm pack`, then an install of the tarball into a scratch
- * project in a temp directory outside the repository, and there: `clobbot` and `clobbot/testing` import
- * in plain `node` (no TypeScript loader), a strategy written against the public API type-checks with
- * the repository's `tsc`, and `npx clobbot validate` / `npx clobbot run --duration 5s` work on a run file
- * whose TypeScript strategy lives in the scratch project (sim network, in-process venue, ephemeral wallet).
+ * project in a temp directory outside the repository, and there: `clobbot`, `clobbot/strategy` and
+ * `clobbot/testing` import in plain `node` (no TypeScript loader), a strategy written against the light
+ * entry `clobbot/strategy` type-checks with the repository's `tsc`, and `npx clobbot validate` /
+ * `npx clobbot run --duration 5s` work on a run file whose TypeScript strategy lives in the scratch
+ * project (sim network, in-process venue, ephemeral wallet).
  *
  * Offline: the scratch project gets a package-lock.json made from the repository's own (every package
  * clobbot depends on, at the versions and integrity the repository installed, plus fast-check and vitest
@@ -79,7 +80,7 @@ function lockClosure(packages: Record<string, LockEntry>, roots: readonly string
 }
 
 const STRATEGY = `import { combineLatest, filter, map, merge } from 'rxjs';
-import { createQuoteManager, decimalAmount, defineStrategy, isStrategyDefinition, priceAtOffset, toUnits, z } from 'clobbot';
+import { createQuoteManager, decimalAmount, defineStrategy, isStrategyDefinition, priceAtOffset, toUnits, z } from 'clobbot/strategy';
 
 const params = z.strictObject({ spreadBps: z.number().min(0), size: decimalAmount({ positive: true }) });
 
@@ -212,6 +213,7 @@ describe('the npm package (npm pack, installed offline into a scratch project)',
     expect(files).toContain('dist/index.d.ts');
     expect(files).toContain('dist/index.js.map');
     expect(files).toContain('dist/testing/index.js');
+    expect(files).toContain('dist/strategy/index.js');
     expect(files).toContain('dist/cli/main.js');
     expect(files).toContain('config/sim.yaml');
     expect(files).toContain('strategies/market-maker.ts');
@@ -225,14 +227,15 @@ describe('the npm package (npm pack, installed offline into a scratch project)',
     for (const file of files.filter((path) => path.startsWith('config/'))) expect(readFileSync(join(ROOT, file), 'utf8')).not.toMatch(/0x[0-9a-fA-F]{64}/);
   });
 
-  it('imports clobbot and clobbot/testing in plain node, without a TypeScript loader', async () => {
+  it('imports clobbot, clobbot/strategy and clobbot/testing in plain node, without a TypeScript loader', async () => {
     const script = [
       "const api = await import('clobbot');",
+      "const strategy = await import('clobbot/strategy');",
       "const testing = await import('clobbot/testing');",
-      'console.log(JSON.stringify({ api: Object.keys(api).length, testing: Object.keys(testing).length, slots: api.MAKER_SLOTS, define: typeof api.defineStrategy, check: typeof testing.checkStrategy, bars: typeof api.buildBars, url: import.meta.resolve("clobbot") }));',
+      'console.log(JSON.stringify({ api: Object.keys(api).length, testing: Object.keys(testing).length, slots: api.MAKER_SLOTS, define: typeof api.defineStrategy, check: typeof testing.checkStrategy, bars: typeof api.buildBars, url: import.meta.resolve("clobbot"), same: strategy.defineStrategy === api.defineStrategy && strategy.BaseError === api.BaseError, strategyUrl: import.meta.resolve("clobbot/strategy") }));',
     ].join('\n');
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: project });
-    const seen = JSON.parse(stdout) as { api: number; testing: number; slots: number; define: string; check: string; bars: string; url: string };
+    const seen = JSON.parse(stdout) as { api: number; testing: number; slots: number; define: string; check: string; bars: string; url: string; same: boolean; strategyUrl: string };
     expect(seen.slots).toBe(62);
     expect(seen.define).toBe('function');
     expect(seen.check).toBe('function');
@@ -240,6 +243,8 @@ describe('the npm package (npm pack, installed offline into a scratch project)',
     expect(seen.api).toBeGreaterThan(100);
     expect(seen.testing).toBeGreaterThan(30);
     expect(seen.url).toMatch(/\/project\/node_modules\/clobbot\/dist\/index\.js$/);
+    expect(seen.strategyUrl).toMatch(/\/project\/node_modules\/clobbot\/dist\/strategy\/index\.js$/);
+    expect(seen.same).toBe(true);
   });
 
   it("type-checks a strategy written against the public API with the repository's tsc (declarations included)", async () => {

@@ -3,11 +3,13 @@
  * played by hand: which changes of the run's trading state reach the strategy (only changes, HALTED
  * for good, REDUCING which no engine emits yet), and which reports become its fates (its own
  * intents, by identity, once per submission, even one refused during `submit`). The same through
- * the real runtime: trading-state.test.ts and intent-fates.test.ts.
+ * the real runtime: trading-state.test.ts and intent-fates.test.ts. And `ctx.reportFigures`: called
+ * once at the stop, its figures copied; a callback that throws or returns no flat figures is a located
+ * STRATEGY_REPORT_INVALID that neither throws nor fails the run.
  */
-import { BehaviorSubject, filter, ignoreElements, map, merge, NEVER, Subject, tap } from 'rxjs';
+import { BehaviorSubject, filter, ignoreElements, map, merge, NEVER, Observable, Subject, tap } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { createLogger, defineStrategy, z, type Intent, type IntentFate, type IntentReport, type TradingState, type IntentFateReport } from 'clobbot';
+import { createLogger, defineStrategy, z, type Intent, type IntentFate, type IntentReport, type StrategyContext, type TradingState, type IntentFateReport } from 'clobbot';
 import { seededRandom, VirtualClock } from 'clobbot/testing';
 import { createStrategyHost, type StrategyHostParameters } from '../../src/runtime/strategy-host.ts';
 
@@ -157,5 +159,161 @@ describe('strategy host: ctx.fates$', () => {
     host.stop();
     reports.next({ intent: refused, fate: refusedFate });
     expect(fates).toHaveLength(1);
+  });
+});
+
+describe('strategy host: ctx.reportFigures', () => {
+  /** A host of a strategy whose `create` is `create`, with its failures recorded. */
+  function reporting(create: (ctx: StrategyContext<Record<string, never>>) => Observable<Intent>) {
+    const failures: unknown[] = [];
+    const definition = defineStrategy({ name: 'reporter', params: z.strictObject({}), create });
+    const host = createStrategyHost({
+      strategy: { name: 'rep', module: 'reporter.ts', resolved: 'reporter.ts', definition, markets: [], params: {} },
+      markets: new Map(),
+      clock: new VirtualClock(Date.UTC(2026, 0, 1)),
+      random: seededRandom(1),
+      logger: createLogger({ level: 'silent' }),
+      submit: () => new Promise<IntentFate>(() => undefined),
+      reports$: NEVER,
+      tradingState$: new BehaviorSubject<TradingState>({ state: 'ACTIVE' }),
+      idleWarnMs: 3_600_000,
+      onFailure: (error) => failures.push(error),
+      onComplete: () => undefined,
+    });
+    return { host, failures };
+  }
+
+  /** The STRATEGY_REPORT_INVALID of a host whose callback returns `value` (after the stop). */
+  function invalidFor(value: unknown) {
+    const { host, failures } = reporting((ctx) => {
+      ctx.reportFigures(() => value as never);
+      return NEVER;
+    });
+    host.start();
+    host.stop();
+    expect(failures).toEqual([]);
+    const outcome = host.figures();
+    if (outcome === undefined || !('error' in outcome)) throw new Error(`expected an error, got ${JSON.stringify(outcome)}`);
+    expect(outcome.error.code).toBe('STRATEGY_REPORT_INVALID');
+    return outcome.error;
+  }
+
+  it('calls the callback once, when the host stops, after the strategy was unsubscribed; a copy of what it returned', () => {
+    const fills = new Subject<bigint>();
+    let calls = 0;
+    let subscribed = false;
+    const returned = { executed: '0', fills: 0, done: false, note: null as string | null };
+    const { host, failures } = reporting(
+      (ctx) =>
+        new Observable<Intent>(() => {
+          subscribed = true;
+          let executed = 0n;
+          let count = 0;
+          const subscription = fills.subscribe((size) => {
+            executed += size;
+            count += 1;
+          });
+          ctx.reportFigures(() => {
+            calls += 1;
+            expect(subscribed).toBe(false);
+            return Object.assign(returned, { executed: executed.toString(), fills: count, note: 'final' });
+          });
+          return () => {
+            subscribed = false;
+            subscription.unsubscribe();
+          };
+        }),
+    );
+    host.start();
+    fills.next(5n);
+    fills.next(7n);
+    expect(host.figures()).toBeUndefined();
+    expect(calls).toBe(0);
+    host.stop();
+    fills.next(100n);
+    host.stop();
+    expect(calls).toBe(1);
+    expect(host.figures()).toEqual({ figures: { executed: '12', fills: 2, done: false, note: 'final' } });
+    // Its own object changing afterwards changes nothing.
+    returned.executed = '999';
+    expect(host.figures()).toEqual({ figures: { executed: '12', fills: 2, done: false, note: 'final' } });
+    expect(Object.keys((host.figures() as { figures: object }).figures)).toEqual(['executed', 'fills', 'done', 'note']);
+    expect(failures).toEqual([]);
+  });
+
+  it('has no figures when the strategy gave no callback; the last callback given is the one called', () => {
+    const silent = reporting(() => NEVER);
+    silent.host.start();
+    silent.host.stop();
+    expect(silent.host.figures()).toBeUndefined();
+
+    const twice = reporting((ctx) => {
+      ctx.reportFigures(() => ({ which: 'first' }));
+      ctx.reportFigures(() => ({ which: 'second' }));
+      return NEVER;
+    });
+    twice.host.start();
+    twice.host.stop();
+    expect(twice.host.figures()).toEqual({ figures: { which: 'second' } });
+  });
+
+  it('reports a callback that throws as STRATEGY_REPORT_INVALID, located, with its cause; the stop and the run go on', () => {
+    const boom = new Error('no fills yet\nat line 2');
+    const { host, failures } = reporting((ctx) => {
+      ctx.reportFigures(() => {
+        throw boom;
+      });
+      return NEVER;
+    });
+    host.start();
+    expect(() => host.stop()).not.toThrow();
+    expect(failures).toEqual([]);
+    const outcome = host.figures() as { error: { code: string; message: string; cause: unknown; details: unknown } };
+    expect(outcome.error.code).toBe('STRATEGY_REPORT_INVALID');
+    expect(outcome.error.message).toBe('strategy rep (reporter.ts): its reportFigures callback threw: no fills yet');
+    expect(outcome.error.cause).toBe(boom);
+    expect(outcome.error.details).toEqual({ strategy: 'rep', module: 'reporter.ts' });
+  });
+
+  it('reports figures that are not flat JSON values as STRATEGY_REPORT_INVALID, each problem at its name', () => {
+    const error = invalidFor({
+      avgPrice: 0.0351,
+      executed: 20_000n,
+      nested: { a: '1' },
+      list: ['1'],
+      missing: undefined,
+      'bad name': '1',
+      multi: 'a\nb',
+      huge: Number.MAX_SAFE_INTEGER + 1,
+      fine: '0.0351',
+    });
+    expect(error.details['problems']).toEqual([
+      'avgPrice: 0.0351 is not a safe integer (give decimals and large amounts as strings)',
+      'executed: a bigint (give it as a decimal string, e.g. with fromUnits)',
+      'nested: an object (figures are flat: strings, integers, booleans or null)',
+      'list: an array (figures are flat: strings, integers, booleans or null)',
+      'missing: undefined (use null for no value)',
+      '"bad name": a figure\'s name is 1 to 64 letters, digits, _, . or -, starting with a letter',
+      'multi: a string with a line break',
+      'huge: 9007199254740992 is not a safe integer (give decimals and large amounts as strings)',
+    ]);
+    expect(error.message).toContain('strategy rep (reporter.ts): its reportFigures callback returned no flat figures: avgPrice: 0.0351 is not a safe integer');
+    expect(invalidFor(undefined).message).toBe('strategy rep (reporter.ts): its reportFigures callback returned no flat figures: expected a record of named figures, got undefined');
+    expect(invalidFor(new Map([['a', '1']])).message).toMatch(/not a Map or a class instance/);
+    expect(invalidFor(['1']).message).toMatch(/got an array$/);
+    expect(invalidFor(Promise.resolve({})).message).toMatch(/not a Map or a class instance/);
+    expect(invalidFor(Number.NaN).message).toMatch(/got a number$/);
+  });
+
+  it('reports a non-function given to ctx.reportFigures (a plain-JS strategy) at the stop, not at the call', () => {
+    const { host, failures } = reporting((ctx) => {
+      (ctx.reportFigures as (value: unknown) => void)({ avgPrice: '1' });
+      return NEVER;
+    });
+    host.start();
+    expect(failures).toEqual([]);
+    host.stop();
+    const outcome = host.figures() as { error: { code: string; message: string } };
+    expect(outcome.error).toMatchObject({ code: 'STRATEGY_REPORT_INVALID', message: 'strategy rep (reporter.ts): ctx.reportFigures was given a value of type object, not a function' });
   });
 });

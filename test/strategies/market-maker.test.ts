@@ -242,6 +242,7 @@ describe('market-maker', () => {
         logger: createLogger({ level: 'silent' }),
         tradingState$,
         fates$: NEVER,
+        reportFigures: () => undefined,
       };
       const intents: Intent[] = [];
       const subscription = marketMaker.create(ctx).subscribe((intent) => intents.push(intent));

@@ -146,6 +146,7 @@ describe('the reference TWAP strategy on a marble clock', () => {
       logger: createLogger({ level: 'silent' }),
       tradingState$: of({ state: 'ACTIVE' as const }),
       fates$: NEVER,
+      reportFigures: () => undefined,
     };
   }
 

@@ -13,13 +13,14 @@ import type { OwnFill } from '../../strategy/strategy-context.ts';
 import type { EngineStats } from '../../execution/execution-engine.ts';
 import type { StopReason, RuntimeStopped } from '../../runtime/trading-runtime.ts';
 import type { MarketSummary } from '../../runtime/run-tracker.ts';
-import type { StrategyTally } from '../../runtime/strategy-host.ts';
 import type { OwnOrderSeen } from '../../feeds/own-order-recorder.ts';
 import type { BacktestMetrics } from '../../backtest/backtest-metrics.ts';
 import type { BacktestSamples } from '../../backtest/backtest-sampler.ts';
 import type { ReplayStats } from '../../backtest/replay-venue.ts';
 import { renderBacktestReport } from '../../backtest/report-html.ts';
 import { describeStop } from '../../runtime/stop-reason.ts';
+import type { SummaryStrategy } from '../run/run-report.ts';
+import { strategyFiguresJson } from '../run/run-summary-json.ts';
 
 /** An own order's life, for orders.csv. */
 export interface OrderRow {
@@ -37,7 +38,7 @@ export interface BacktestRecord {
   readonly reason: StopReason;
   readonly stopped: RuntimeStopped;
   readonly markets: readonly MarketSummary[];
-  readonly hosts: readonly { readonly name: string; readonly tally: StrategyTally; readonly completed: boolean; readonly failed: string | undefined }[];
+  readonly hosts: readonly SummaryStrategy[];
   readonly fills: readonly OwnFill[];
   readonly orders: readonly OrderRow[];
   readonly samples: BacktestSamples;
@@ -83,23 +84,40 @@ export function backtestSummary(record: BacktestRecord, spec: MarketSpec): Recor
     returns: { interval: '60s', intervals: returns.intervals, sharpe: returns.sharpe, sortino: returns.sortino, annualisedWith: '365-day year' },
     quoteUptime,
     relay: { signed: stats.signed, confirmed: stats.confirmed, reverted: stats.reverted, rejected: stats.rejected, refused: stats.refused },
-    strategies: record.hosts.map((host) => ({ name: host.name, emitted: host.tally.emitted, submitted: host.tally.submitted, fates: host.tally.fates, failed: host.failed ?? null })),
+    strategies: record.hosts.map((host) => ({
+      name: host.name,
+      emitted: host.tally.emitted,
+      submitted: host.tally.submitted,
+      // A Map would be written as {}: its entries, sorted, so the bytes do not depend on their order.
+      fates: Object.fromEntries([...host.tally.fates].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
+      failed: host.failed ?? null,
+      ...strategyFiguresJson(host.figures),
+    })),
     replay: { events: record.replay.rows, trades: record.replay.trades, fillDecisions: record.replay.fills, decidedVolume: size(record.replay.filledSize), bookGaps: record.replay.bookGaps, from: record.replay.firstMs === undefined ? null : iso(record.replay.firstMs), to: record.replay.lastMs === undefined ? null : iso(record.replay.lastMs) },
   };
 }
 
-/** The summary as the rows of a table (terminal and report). */
+/**
+ * The summary as the rows of a table (terminal and report). A list of named entries (the strategies)
+ * is walked by name, so each strategy's figures get a row of their own: `strategies.twap.figures.avgPrice`.
+ */
 export function summaryRows(summary: Record<string, unknown>): [string, string][] {
   const rows: [string, string][] = [];
   const walk = (prefix: string, value: unknown) => {
     if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
       for (const [key, inner] of Object.entries(value)) walk(prefix === '' ? key : `${prefix}.${key}`, inner);
+    } else if (Array.isArray(value) && value.length > 0 && value.every(isNamed)) {
+      for (const { name, ...rest } of value) walk(`${prefix}.${name}`, rest);
     } else {
       rows.push([prefix, Array.isArray(value) ? JSON.stringify(value) : String(value)]);
     }
   };
   walk('', summary);
   return rows;
+}
+
+function isNamed(value: unknown): value is { readonly name: string } {
+  return value !== null && typeof value === 'object' && typeof (value as { name?: unknown }).name === 'string';
 }
 
 /**

@@ -208,7 +208,7 @@ export async function runBacktest(io: CliIo, options: BacktestOptions): Promise<
           reason,
           stopped,
           markets: runtime.tracker.summary(),
-          hosts: runtime.hosts.map((host) => ({ name: host.name, tally: host.tally, completed: host.completed(), failed: host.failure()?.code })),
+          hosts: runtime.hosts.map((host) => ({ name: host.name, tally: host.tally, completed: host.completed(), failed: host.failure()?.code, figures: host.figures() })),
           fills,
           orders,
           samples: sampler.samples,

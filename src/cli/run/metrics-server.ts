@@ -1,55 +1,13 @@
 /**
- * A tiny Prometheus endpoint (text exposition format 0.0.4) over node:http: `GET /metrics` answers
- * the samples `collect` returns at that moment. prom-client is the ecosystem's choice, but the
- * project adds no dependency for a dozen gauges and counters (README, "Dependencies").
+ * The run's Prometheus endpoint over node:http: `GET /metrics` (and HEAD) answers what a prom-client
+ * registry collects at that moment, in the registry's content type (text format 0.0.4). The HTTP face
+ * is ours (loopback by default, 404 and 405, METRICS_LISTEN_FAILED); the metrics and their format
+ * are prom-client's (README, "Dependencies"), registered in run-metrics.ts.
  */
 import { createServer, type Server } from 'node:http';
+import type { Registry } from 'prom-client';
 import { BaseError } from '../../core/base-error.ts';
 import type { Logger } from '../../core/logger.ts';
-
-export type MetricType = 'counter' | 'gauge';
-
-export interface MetricValue {
-  readonly labels?: Readonly<Record<string, string>>;
-  readonly value: number;
-}
-
-/** One metric family: a name, its help text, its type and its values. */
-export interface MetricFamily {
-  readonly name: string;
-  readonly help: string;
-  readonly type: MetricType;
-  readonly values: readonly MetricValue[];
-}
-
-const escapeLabel = (value: string) => value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
-const escapeHelp = (value: string) => value.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
-
-function formatNumber(value: number): string {
-  if (Number.isNaN(value)) return 'NaN';
-  if (value === Infinity) return '+Inf';
-  if (value === -Infinity) return '-Inf';
-  return String(value);
-}
-
-/**
- * The text exposition format of `families`.
- *
- * @example
- * formatMetrics([{ name: 'clobbot_fills_total', help: 'Fills.', type: 'counter', values: [{ labels: { market: 'MON_USDC' }, value: 3 }] }])
- * // '# HELP clobbot_fills_total Fills.\n# TYPE clobbot_fills_total counter\nclobbot_fills_total{market="MON_USDC"} 3\n'
- */
-export function formatMetrics(families: readonly MetricFamily[]): string {
-  const lines: string[] = [];
-  for (const family of families) {
-    lines.push(`# HELP ${family.name} ${escapeHelp(family.help)}`, `# TYPE ${family.name} ${family.type}`);
-    for (const { labels, value } of family.values) {
-      const pairs = Object.entries(labels ?? {}).map(([key, label]) => `${key}="${escapeLabel(label)}"`);
-      lines.push(`${family.name}${pairs.length === 0 ? '' : `{${pairs.join(',')}}`} ${formatNumber(value)}`);
-    }
-  }
-  return `${lines.join('\n')}\n`;
-}
 
 export interface MetricsServer {
   readonly port: number;
@@ -62,7 +20,8 @@ export interface StartMetricsServerParameters {
   readonly port: number;
   /** Default 127.0.0.1: the endpoint is for a local scraper (or a tunnel). */
   readonly host?: string;
-  readonly collect: () => readonly MetricFamily[];
+  /** What a scrape answers: the run's own registry, never prom-client's global one. */
+  readonly registry: Registry;
   readonly logger?: Logger;
 }
 
@@ -70,11 +29,12 @@ export interface StartMetricsServerParameters {
  * Serves `GET /metrics`. Throws METRICS_LISTEN_FAILED when the port cannot be bound.
  *
  * @example
- * const metrics = await startMetricsServer({ port: 9464, collect: () => families });
+ * const metrics = await startMetricsServer({ port: 9464, registry: runMetrics.registry });
  * await metrics.close();
  */
 export async function startMetricsServer(params: StartMetricsServerParameters): Promise<MetricsServer> {
   const host = params.host ?? '127.0.0.1';
+  const { registry } = params;
   const server: Server = createServer((request, response) => {
     const path = (request.url ?? '/').split('?')[0];
     if (request.method !== 'GET' && request.method !== 'HEAD') {
@@ -85,15 +45,13 @@ export async function startMetricsServer(params: StartMetricsServerParameters): 
       response.writeHead(404, { 'content-type': 'text/plain' }).end('not found: the metrics are at /metrics\n');
       return;
     }
-    let body: string;
-    try {
-      body = formatMetrics(params.collect());
-    } catch (error) {
-      params.logger?.error({ err: error }, 'metrics collection failed');
-      response.writeHead(500, { 'content-type': 'text/plain' }).end('metrics collection failed\n');
-      return;
-    }
-    response.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }).end(request.method === 'HEAD' ? undefined : body);
+    registry.metrics().then(
+      (body) => response.writeHead(200, { 'content-type': registry.contentType }).end(request.method === 'HEAD' ? undefined : body),
+      (error: unknown) => {
+        params.logger?.error({ err: error }, 'metrics collection failed');
+        response.writeHead(500, { 'content-type': 'text/plain' }).end('metrics collection failed\n');
+      },
+    );
   });
   await new Promise<void>((resolve, reject) => {
     const onError = (error: Error) => {

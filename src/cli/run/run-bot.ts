@@ -63,7 +63,7 @@ import { connectNetworkVenue } from './connect-network-venue.ts';
 import { connectSimVenue } from './connect-sim-venue.ts';
 import { DEFAULT_SIM_CONFIG } from './default-sim-config.ts';
 import { leftoverKillFile, runFileIssues } from './run-file-issues.ts';
-import { runMetricFamilies } from './run-metrics.ts';
+import { createRunMetrics } from './run-metrics.ts';
 import { startMetricsServer } from './metrics-server.ts';
 import { describeStop, formatSeconds } from '../../runtime/stop-reason.ts';
 import { describeMayBeOpen, formatRunSummary, formatStatusLine } from './run-report.ts';
@@ -304,6 +304,10 @@ async function runSession(io: CliIo, options: RunBotOptions, prepared: PreparedR
 
     // 3. and 4. Feeds, relay, engine, strategies.
     const idleWarnMs = Math.min(DEFAULT_IDLE_WARN_MS, durationMs === undefined ? DEFAULT_IDLE_WARN_MS : Math.max(1_000, Math.floor(durationMs / 2)));
+    // Metrics (live only: a virtual run's figures change faster than anything could scrape them).
+    // Made before the runtime, whose polls and intents feed its histograms.
+    const metricsPort = virtual ? undefined : config.metrics?.port;
+    const runMetrics = metricsPort === undefined ? undefined : createRunMetrics();
     const runtime = createTradingRuntime({
       venue,
       clock,
@@ -317,6 +321,7 @@ async function runSession(io: CliIo, options: RunBotOptions, prepared: PreparedR
       ...(virtual ? { journalFs: virtualJournalFs } : {}),
       idleWarnMs,
       ...(options.recordDir === undefined ? {} : { recordDir: resolve(cwd, options.recordDir) }),
+      ...(runMetrics === undefined ? {} : { onPollTimed: runMetrics.observePoll, onIntentSettled: runMetrics.observeIntent }),
     });
     let stopped: Awaited<ReturnType<typeof runtime.stop>> | undefined;
     cleanups.push(async () => {
@@ -325,13 +330,9 @@ async function runSession(io: CliIo, options: RunBotOptions, prepared: PreparedR
     const streams = new Subscription();
     cleanups.push(() => streams.unsubscribe());
 
-    // Metrics (live only: a virtual run's figures change faster than anything could scrape them).
-    if (config.metrics !== undefined && !virtual) {
-      const metrics = await startMetricsServer({
-        port: config.metrics.port,
-        logger,
-        collect: () => runMetricFamilies({ markets: runtime.tracker.summary(), stats: runtime.engine.stats(), timings: runtime.marketData.timings, strategies: runtime.hosts }),
-      });
+    if (metricsPort !== undefined && runMetrics !== undefined) {
+      runMetrics.follow(() => ({ markets: runtime.tracker.summary(), stats: runtime.engine.stats(), timings: runtime.marketData.timings, strategies: runtime.hosts }));
+      const metrics = await startMetricsServer({ port: metricsPort, logger, registry: runMetrics.registry });
       cleanups.push(() => metrics.close());
       out(`  metrics     ${metrics.url}`);
     }
@@ -387,7 +388,7 @@ async function runSession(io: CliIo, options: RunBotOptions, prepared: PreparedR
       leftOpen,
       openCheck,
       stats,
-      strategies: runtime.hosts.map((host) => ({ name: host.name, tally: host.tally, completed: host.completed(), failed: host.failure()?.code })),
+      strategies: runtime.hosts.map((host) => ({ name: host.name, tally: host.tally, completed: host.completed(), failed: host.failure()?.code, figures: host.figures() })),
       marketData: runtime.marketData.timings,
     };
     await runCleanups();

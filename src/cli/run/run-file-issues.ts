@@ -16,7 +16,6 @@ import { configError, loadConfigOrThrow } from '../../config/load-config.ts';
 import type { NetworkName } from '../../config/network-config.ts';
 import { runMarketSymbol, runNetworkProblems, runRequirementProblems, type RunConfig, type RunFileProblem } from '../../config/run-config.ts';
 import { simConfigSchema, type SimConfig } from '../../config/sim-config.ts';
-import { loadSigner } from '../../execution/signer-source.ts';
 import { loadRunStrategies, type LoadedStrategy } from '../../strategy/load-strategy.ts';
 import { locatedIssue, type YamlSource } from '../../config/yaml-source.ts';
 import { marketSpecIssues } from '../../protocol/market-spec.ts';
@@ -78,10 +77,16 @@ export interface RunFileChecks {
  */
 export async function checkRunFileBeforeNetwork(source: YamlSource, config: RunConfig, checks: RunFileChecks): Promise<{ strategies: LoadedStrategy[] }> {
   const strategies = await loadRunStrategies(source, config, { cwd: checks.cwd });
-  const wallet = await loadSigner({ source: config.wallet, network: checks.network, env: checks.env, cwd: checks.cwd });
+  // A sim run's ephemeral key is made by the run itself: there is no key to check, and it owns the
+  // account unless `account.owner` names another. (Deriving an address loads viem: ~60 ms of validate.)
+  const wallet =
+    config.wallet.kind === 'ephemeral' && checks.network === 'sim'
+      ? undefined
+      : await (await import('../../execution/signer-source.ts')).loadSigner({ source: config.wallet, network: checks.network, env: checks.env, cwd: checks.cwd });
+  const owner = config.account.owner?.toLowerCase();
+  const ownAccount = owner === undefined || owner === wallet?.address;
   // As the run: a sim config is read for the in-process venue, or to fund the wallet's own account on a running sim.
-  const owner = config.account.owner?.toLowerCase() ?? wallet.address;
-  if (checks.network === 'sim' && (config.venueUrl === undefined || owner === wallet.address)) await checkRunSimConfig(source, config, checks.env, checks.defaultSimConfig);
+  if (checks.network === 'sim' && (config.venueUrl === undefined || ownAccount)) await checkRunSimConfig(source, config, checks.env, checks.defaultSimConfig);
   return { strategies };
 }
 

@@ -1,10 +1,11 @@
 /**
  * What `clobbot run` prints: the status line (a few times a minute) and the summary at the end, in
- * human units. Pure formatting over the tracker's market summaries and the engine's stats.
+ * human units. Pure formatting over the tracker's market summaries, the engine's stats and the
+ * strategies' tallies and reported figures.
  */
 import type { EngineStats } from '../../execution/execution-engine.ts';
 import type { MarketSummary } from '../../runtime/run-tracker.ts';
-import type { StrategyTally } from '../../runtime/strategy-host.ts';
+import type { StrategyFiguresOutcome, StrategyTally } from '../../runtime/strategy-host.ts';
 import { describeStop, formatSeconds, type StopReason } from '../../runtime/stop-reason.ts';
 import type { MayBeOpen, OpenOrdersCheck } from '../../runtime/trading-runtime.ts';
 
@@ -57,6 +58,15 @@ export function formatStatusLine(nowMs: number, elapsedMs: number, markets: read
   return `${clockTime(nowMs)} +${Math.round(elapsedMs / 1000)} s ${parts.join('; ')}${engine}`;
 }
 
+/** One strategy of the summary: its intents, how it ended, and the figures it reported (undefined: none). */
+export interface SummaryStrategy {
+  readonly name: string;
+  readonly tally: StrategyTally;
+  readonly completed: boolean;
+  readonly failed: string | undefined;
+  readonly figures: StrategyFiguresOutcome | undefined;
+}
+
 export interface RunSummaryInput {
   readonly elapsedMs: number;
   readonly reason: StopReason;
@@ -66,7 +76,7 @@ export interface RunSummaryInput {
   /** Whether the venue was asked for open orders after the stop; when it failed, why and what may be open. Default: not run. */
   readonly openCheck?: OpenOrdersCheck;
   readonly stats: EngineStats | undefined;
-  readonly strategies: readonly { readonly name: string; readonly tally: StrategyTally; readonly completed: boolean; readonly failed: string | undefined }[];
+  readonly strategies: readonly SummaryStrategy[];
   /** Market-data calls per endpoint (their durations are wall time on a live run: not part of the summary). */
   readonly marketData?: ReadonlyMap<string, { readonly calls: number; readonly errors: number }>;
 }
@@ -89,6 +99,20 @@ export function describeMayBeOpen(markets: readonly MayBeOpen[]): string {
 
 function plural(count: number, word: string, many = `${word}s`): string {
   return `${count} ${count === 1 ? word : many}`;
+}
+
+/**
+ * A strategy's reported figures, one line each under its line (names padded as the market lines'),
+ * or why it has none.
+ *
+ * @example figureLines({ figures: { avgPrice: '0.0351', slippageBps: '2.85' } }) // ['    avgPrice    0.0351', '    slippageBps 2.85']
+ */
+export function figureLines(outcome: StrategyFiguresOutcome | undefined): string[] {
+  if (outcome === undefined) return [];
+  if ('error' in outcome) return [`    figures     unavailable: ${outcome.error.code}: ${outcome.error.message}`];
+  const entries = Object.entries(outcome.figures);
+  const width = Math.max(11, ...entries.map(([name]) => name.length));
+  return entries.map(([name, value]) => `    ${name.padEnd(width)} ${value === null ? '-' : String(value)}`);
 }
 
 /** The end-of-run summary, one block per market. */
@@ -142,6 +166,7 @@ export function formatRunSummary(input: RunSummaryInput): string {
     const codes = [...tally.codes].map(([code, count]) => `${code} ×${count}`).join(', ');
     const state = strategy.failed !== undefined ? `failed (${strategy.failed})` : strategy.completed ? 'completed' : tally.emitted === 0 ? 'emitted no intent' : 'ran';
     lines.push(`  strategy ${strategy.name}: ${state}, ${plural(tally.emitted, 'intent')}${codes === '' ? '' : ` (not executed: ${codes})`}`);
+    lines.push(...figureLines(strategy.figures));
   }
   return `${lines.join('\n')}\n`;
 }
