@@ -47,7 +47,8 @@ import { createNonceSource, DEFAULT_MAX_FUTURE_SKEW_MS, type NonceSource } from 
 import { createPortfolio, DEFAULT_SETTLE_MS, type Portfolio, type RequestStatus } from './portfolio.ts';
 import { reconcilePass, TxEvidence, type NonceFence, type ReconcileSubject, type Verdict } from './reconciler.ts';
 import type { LateResponse, SubmitAnswer, TransportConnectionEvent, TransportOutcome, TransportRoute } from './relay-transport.ts';
-import { createRiskCheck, riskLimits, type RiskCheck } from './risk.ts';
+import { createRiskCheck, type RiskCheck } from './risk/risk-check.ts';
+import { riskLimits } from './risk/risk-limits.ts';
 import { AccountTruth, DEFAULT_ACCOUNT_READ_MS } from './account-truth.ts';
 
 /** Default seconds a signed intent stays valid. */

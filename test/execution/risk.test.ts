@@ -1,64 +1,13 @@
 /** Pre-signing risk checks: each rule passes at its boundary and refuses just past it; cancels always pass. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { VirtualClock } from '../../src/core/virtual-clock.ts';
-import { createKillSwitch } from '../../src/execution/kill-switch.ts';
-import { createPortfolio } from '../../src/execution/portfolio.ts';
-import { createRiskCheck, rateWindow, riskLimits, type RiskLimits, type RiskResult } from '../../src/execution/risk.ts';
+import { rateWindow } from '../../src/execution/risk/order-rate.ts';
+import { riskLimits } from '../../src/execution/risk/risk-limits.ts';
 import { runConfigSchema } from '../../src/config/run-config.ts';
-import type { Address } from '../../src/protocol/encoding.ts';
-import { isRiskReducing, type Intent, type OrderRequest, type PlaceAndCancel } from '../../src/strategy/intents.ts';
-import { created, monUsdc, T0, trade, tx, wethUsdc } from './portfolio-fixtures.ts';
+import { isRiskReducing, type Intent } from '../../src/strategy/intents.ts';
+import { monUsdc, wethUsdc } from './portfolio-fixtures.ts';
 import { fuzzSettings } from '../../src/testing/fuzz-settings.ts';
-
-const M = monUsdc.address;
-const at = (n: number) => ({ tx: tx(n), timeMs: T0 + n * 1000 });
-
-/** MON_USDC units: sizes 0.001 MON, prices 0.01 USDC, quote raw 1e-6 USDC. */
-const LIMITS: RiskLimits = {
-  maxPosition: 10_000n, // 10 MON
-  maxOrderSize: 5_000n, // 5 MON
-  maxNotional: 10_000_000n, // 10 USDC
-  priceBandBps: 500, // 5 %
-  maxOrdersPerSecond: 2,
-  maxOpenOrders: 3,
-};
-
-function order(side: 'BUY' | 'SELL', price: bigint, size: bigint, tif: 'GTC' | 'IOC' = 'GTC'): OrderRequest {
-  return { side, price, size, tif, executionInstruction: 'NONE', minSizeAfterBlock: 0n };
-}
-
-function place(orders: OrderRequest[], cancelSlots: number[] = [], market: Address = M): PlaceAndCancel {
-  return { type: 'PlaceAndCancel', purpose: 'quotes', market, cancelSlots, orders };
-}
-
-function setup(options: { limits?: Partial<RiskLimits>; mid?: bigint | undefined; position?: bigint } = {}) {
-  const clock = new VirtualClock(T0);
-  const portfolio = createPortfolio({ clock }, { markets: [monUsdc] });
-  const killSwitch = createKillSwitch({ clock });
-  const mids = new Map<Address, bigint>();
-  const mid = 'mid' in options ? options.mid : 100n;
-  if (mid !== undefined) mids.set(M, mid);
-  const risk = createRiskCheck({ clock, portfolio, mid: (market) => mids.get(market), killSwitch }, { markets: [{ spec: monUsdc, limits: { ...LIMITS, ...options.limits } }] });
-  const position = options.position ?? 0n;
-  if (position !== 0n) {
-    const side = position > 0n ? 'BUY' : 'SELL';
-    const size = position > 0n ? position : -position;
-    portfolio.applyOrderEvent(trade(at(1), { orderId: 900n, side, price: 100n, orderSize: size, filled: size, remaining: 0n }));
-  }
-  return { clock, portfolio, killSwitch, risk, mids };
-}
-
-function codeOf(result: RiskResult): string | undefined {
-  return result.ok ? undefined : result.error.code;
-}
-
-/** A live resting order in slot 0 (and more), confirmed and with its id. */
-function rest(portfolio: ReturnType<typeof setup>['portfolio'], orders: OrderRequest[], n = 2) {
-  portfolio.markPending(`rest${n}`, place(orders));
-  portfolio.applyOutcome(`rest${n}`, 'CONFIRMED', { txHash: tx(n) });
-  portfolio.applyOrderEvents(orders.map((o, i) => created(at(n), BigInt(n * 100 + i), o.side, o.price, o.size)));
-}
+import { codeOf, M, order, place, rest, setup } from './risk/risk-support.ts';
 
 describe('risk: max order size', () => {
   it('passes an order of exactly maxOrderSize and refuses one unit more', () => {

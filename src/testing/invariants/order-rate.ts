@@ -7,7 +7,7 @@
  * names (an intent signed again after a rejection counts once, at its last signing). Why: the venue
  * and the operator bound the order rate; a strategy in a loop must not reach the relay at its pace.
  */
-import { rateWindow } from '../../execution/risk.ts';
+import { rateWindow } from '../../execution/risk/order-rate.ts';
 import type { RunRecord } from '../run-record.ts';
 import { defineInvariant, type InvariantFinding } from './invariant.ts';
 import { firstSends, intentLedger, placementsOf, requestIdOf } from './record-queries.ts';
