@@ -195,4 +195,29 @@ describe('account truth across runs', () => {
       await bot.engine.stop();
     });
   });
+
+  it('reads the fills of the blocks before its cancels before it stops: an order filled just before the stop is in the position', async () => {
+    const world = (v = await startEngineVenue({ blockMs: 50 }));
+    tmp = tempJournalDir();
+    const market = world.market.address;
+    const size = (human: bigint) => human * world.market.sizePrecision;
+    const bot = (setup = engineOn(world, tmp.dir));
+    let baseBefore: { available: bigint; locked: bigint } | undefined;
+    await run(world, async () => {
+      await bot.engine.start();
+      const rested = await bot.engine.submit(placeIntent(market, [{ side: 'BUY', price: 340_000n, size: size(2n), tif: 'GTC', executionInstruction: 'NONE', minSizeAfterBlock: 0n }]));
+      expect(rested.status).toBe('CONFIRMED');
+      await until(world, () => currentState(bot, market).orders.length === 1 && currentState(bot, market).slots.some((slot) => slot !== null), 5_000, 'the resting bid in its slot');
+      // Another account takes the bid in the block before the stop's cancels land.
+      baseBefore = world.model.balance(world.accountId, world.market.baseToken.address);
+      const stopping = bot.engine.stop();
+      otherTrades(world, order('SELL', 340_000n, size(2n), 'IOC'));
+      await stopping;
+    });
+    expect(world.model.openOrders(world.accountId, market)).toHaveLength(0);
+    const held = world.model.balance(world.accountId, world.market.baseToken.address);
+    // The venue's position moved by the fill; the bot's, read before it stopped, too.
+    expect(held.available + held.locked - (baseBefore!.available + baseBefore!.locked)).toBe(size(2n) * 10n ** BigInt(world.market.baseToken.decimals) / world.market.sizePrecision);
+    expect(currentState(bot, market).position).toBe(size(2n));
+  });
 });
