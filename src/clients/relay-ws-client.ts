@@ -28,6 +28,7 @@
  */
 import { Subject, BehaviorSubject, type Observable, type Subscription } from 'rxjs';
 import { WebSocket, type ClientOptions, type RawData } from 'ws';
+import { backoffMs, type BackoffPolicy } from '../core/backoff.ts';
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
 import type { RandomSource } from '../core/random.ts';
@@ -288,10 +289,7 @@ export function createRelayWsClient(context: RelayWsClientContext, params: Relay
   let lastClosed: RelayWsClosedState | undefined;
   const closeWaiters = new Set<() => void>();
 
-  const backoffMs = (failure: number): number => {
-    const base = Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** Math.max(0, failure - 1));
-    return Math.round(base * (0.5 + 0.5 * random.next()));
-  };
+  const backoff: BackoffPolicy = { initialMs: policy.initialDelayMs, factor: 2, maxMs: policy.maxDelayMs, jitter: { down: 0.5 } };
 
   const scheduleReconnect = (delayMs: number) => {
     reconnectTimer?.unsubscribe();
@@ -320,7 +318,7 @@ export function createRelayWsClient(context: RelayWsClientContext, params: Relay
     if (kind === 'unauthorized') session.invalidate();
     failures += 1;
     const reconnect = running && !stopped && (kind !== 'replaced' || params.reconnectWhenReplaced === true);
-    const delay = reconnect ? backoffMs(failures) : null;
+    const delay = reconnect ? backoffMs(failures, backoff, random) : null;
     const closed: RelayWsClosedState = {
       status: 'closed',
       connectionId: connection.id,
@@ -418,7 +416,7 @@ export function createRelayWsClient(context: RelayWsClientContext, params: Relay
     } catch (error) {
       if (!running || stopped) return;
       failures += 1;
-      const delay = backoffMs(failures);
+      const delay = backoffMs(failures, backoff, random);
       const message = error instanceof Error ? error.message : String(error);
       logger?.warn({ err: error, reconnectInMs: delay }, 'relay ws: no JWT, will retry');
       state$.next({ status: 'closed', connectionId: null, code: 1006, reason: `sign-in failed: ${message}`.slice(0, 300), kind: 'connect-failed', awaitingOutcome: [], reconnectInMs: delay });

@@ -3,6 +3,7 @@
  * after an exponential backoff with jitter from a seeded random source (never a 4xx: the same
  * request would be refused again). A 429's `Retry-After` is a floor under the backoff.
  */
+import { backoffMs } from '../core/backoff.ts';
 import type { RandomSource } from '../core/random.ts';
 
 export interface RetryPolicy {
@@ -37,14 +38,12 @@ export const NO_RETRY: RetryPolicy = Object.freeze({ ...DEFAULT_RETRY_POLICY, ma
 
 /**
  * The wait before retry number `retry` (1 for the first retry): `min(max, base * 2^(retry-1))`
- * with jitter.
+ * with `jitter` taken off (`backoffMs`, src/core/backoff.ts).
  *
  * @example backoffDelayMs(DEFAULT_RETRY_POLICY, { retry: 2, random }) // 500 jittered: in [250, 500)
  */
 export function backoffDelayMs(policy: RetryPolicy, params: { readonly retry: number; readonly random: RandomSource }): number {
-  const exponential = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, params.retry - 1));
-  const jitter = Math.min(1, Math.max(0, policy.jitter));
-  return Math.round(exponential * (1 - jitter + jitter * params.random.next()));
+  return backoffMs(params.retry, { initialMs: policy.baseDelayMs, factor: 2, maxMs: policy.maxDelayMs, jitter: { down: policy.jitter } }, params.random);
 }
 
 /**

@@ -17,6 +17,7 @@
  * machine and splits the engine by concept, and until then one file keeps every phase in view.
  */
 import { BehaviorSubject, Subject, Subscription, type Observable } from 'rxjs';
+import { backoffMs } from '../core/backoff.ts';
 import { BaseError, isBaseError } from '../core/base-error.ts';
 import type { Logger } from '../core/logger.ts';
 import { orderEventKey } from '../clients/order-events.ts';
@@ -998,7 +999,8 @@ class Engine implements ExecutionEngine {
     if (running && req.request !== undefined && req.nonce >= this.#lastHandedNonce && req.resends < MAX_RESENDS && req.deadlineMs - now > RESEND_MIN_DEADLINE_LEFT_MS) {
       req.resends += 1;
       req.phase = 'waiting-resend';
-      const at = now + this.#tuning.resendDelayMs * 2 ** Math.min(3, req.resends - 1);
+      const { resendDelayMs } = this.#tuning;
+      const at = now + backoffMs(req.resends, { initialMs: resendDelayMs, factor: 2, maxMs: resendDelayMs * 8 });
       this.#resends.push({ request: req, at });
       this.#resends.sort((a, b) => (a.request.nonce < b.request.nonce ? -1 : 1));
       this.#log.info({ requestId: req.requestId, code, reason, resendInMs: at - now }, 'not sent: sending the same request again');

@@ -12,6 +12,7 @@
  * A JWT is issued for one network and revealed only for it (`BoundJwt.reveal`): this session's
  * `token()` never returns a JWT of another network, whatever the store holds.
  */
+import { backoffMs, type BackoffPolicy } from '../core/backoff.ts';
 import { BaseError } from '../core/base-error.ts';
 import { Subject, type Observable, type Subscription } from 'rxjs';
 import type { Logger } from '../core/logger.ts';
@@ -88,7 +89,7 @@ export function createRelaySession(context: ClientContext & { readonly logger?: 
   const wallet = signer.address.toLowerCase() as Address;
   const store = params.store ?? new JwtStore();
   const auth = params.auth ?? createRelayAuthClient(context, { baseUrl: params.relayUrl, network, store });
-  const baseRetryMs = params.retryDelayMs ?? 1_000;
+  const retryBackoff: BackoffPolicy = { initialMs: params.retryDelayMs ?? 1_000, factor: 2, maxMs: 30_000 };
   const renewals$ = new Subject<BoundJwt>();
 
   let held: Held | undefined;
@@ -141,7 +142,7 @@ export function createRelaySession(context: ClientContext & { readonly logger?: 
     signIn().catch((error: unknown) => {
       if (!running || stopped) return;
       retries += 1;
-      const delay = Math.min(30_000, baseRetryMs * 2 ** (retries - 1));
+      const delay = backoffMs(retries, retryBackoff);
       logger?.warn({ err: error, network, wallet, retryInMs: delay }, 'relay session renewal failed');
       schedule(delay);
     });

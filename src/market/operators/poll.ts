@@ -4,6 +4,7 @@
  * cap) before the cadence returns to `everyMs` after a success.
  */
 import { EmptyError, from, Observable, take, TimeoutError, type ObservableInput, type SchedulerLike, type Subscriber, type Subscription } from 'rxjs';
+import { backoffMs, type BackoffPolicy } from '../../core/backoff.ts';
 import type { RandomSource } from '../../core/random.ts';
 
 export interface BackoffParameters {
@@ -57,8 +58,13 @@ export const DEFAULT_BACKOFF_MAX_MS = 30_000;
  * @example backoffDelay(3, { everyMs: 1000 }) // 4000
  */
 export function backoffDelay(failures: number, params: { readonly everyMs: number } & BackoffParameters): number {
+  return backoffMs(failures, backoffPolicy(params));
+}
+
+/** `backoffDelay`'s numbers as a policy of the shared backoff (src/core/backoff.ts). */
+function backoffPolicy(params: { readonly everyMs: number } & BackoffParameters): BackoffPolicy {
   const { everyMs, factor = 2, maxMs = DEFAULT_BACKOFF_MAX_MS } = params;
-  return Math.min(Math.max(maxMs, everyMs), everyMs * factor ** Math.max(0, failures - 1));
+  return { initialMs: everyMs, factor, maxMs: Math.max(maxMs, everyMs) };
 }
 
 /**
@@ -94,6 +100,8 @@ class Polling<T> {
   /** The call in flight until it settles (answers or fails by itself): aborted when dropped. */
   unsettled: AbortController | undefined;
   readonly timeoutMs: number;
+  /** `backoffDelay`'s, with the jitter (added, never sooner) when there is one. */
+  readonly backoff: BackoffPolicy;
 
   constructor(
     readonly fetch: (signal: AbortSignal) => ObservableInput<T>,
@@ -101,6 +109,8 @@ class Polling<T> {
     readonly subscriber: Subscriber<PollEvent<T>>,
   ) {
     this.timeoutMs = params.timeoutMs ?? DEFAULT_POLL_TIMEOUT_MS;
+    const plain = backoffPolicy({ everyMs: params.everyMs, ...params.backoff });
+    this.backoff = params.jitter ? { ...plain, jitter: { up: params.jitter.ratio } } : plain;
   }
 
   attempt(failures: number): void {
@@ -138,7 +148,7 @@ class Polling<T> {
 
   failed(error: unknown, failures: number): void {
     const count = failures + 1;
-    const event: PollFailure = { kind: 'error', error, at: this.params.scheduler.now(), failures: count, retryInMs: this.retryDelay(count) };
+    const event: PollFailure = { kind: 'error', error, at: this.params.scheduler.now(), failures: count, retryInMs: backoffMs(count, this.backoff, this.params.jitter?.random) };
     this.drop();
     this.subscriber.next(event);
     this.after(event.retryInMs, count);
@@ -157,12 +167,6 @@ class Polling<T> {
 
   after(delayMs: number, failures: number): void {
     if (!this.subscriber.closed) this.timer = this.params.scheduler.schedule(() => this.attempt(failures), delayMs);
-  }
-
-  retryDelay(failures: number): number {
-    const { everyMs, jitter } = this.params;
-    const base = backoffDelay(failures, { everyMs, ...this.params.backoff });
-    return jitter ? base + Math.floor(base * jitter.ratio * jitter.random.next()) : base;
   }
 }
 
