@@ -4,13 +4,10 @@
  * (`ephemeral`, sim only). Any viem LocalAccount, e.g. a remote signer made with viem's `toAccount`,
  * can be passed instead of a source.
  *
- * The key never leaves this module: errors name the variable or the file, never the key (nor a
- * viem error that could quote it); the account object holds it only inside viem's closures.
- * A key file must be readable by its owner only, as ssh insists for its keys.
+ * The key is read and checked by wallet-key.ts and never leaves these two modules: errors name the
+ * variable or the file, never the key (nor a viem error that could quote it); the account object
+ * holds it only inside viem's closures.
  */
-import { readFile, stat } from 'node:fs/promises';
-import { homedir } from 'node:os';
-import { isAbsolute, resolve } from 'node:path';
 import type { Hex } from 'viem';
 import { generatePrivateKey, type LocalAccount } from 'viem/accounts';
 import { localAccount } from '../protocol/local-account.ts';
@@ -20,10 +17,9 @@ import type { Env } from '../config/env-interpolation.ts';
 import type { WalletSource } from '../config/run-config.ts';
 import type { Address } from '../protocol/encoding.ts';
 import { SECP256K1_N } from '../protocol/secp256k1-order.ts';
+import { readWalletKey, type SignerFs } from './wallet-key.ts';
 
-const KEY_PATTERN = /^0x[0-9a-fA-F]{64}$/;
-/** A private key with or without its 0x, in any case: never a file name. */
-const KEY_SHAPED = /^(?:0[xX])?[0-9a-fA-F]{64}$/;
+export { resolveKeyPath, type SignerFs } from './wallet-key.ts';
 
 /** A source of the trading wallet's signer: the run file's `wallet`, or an account made elsewhere. */
 export type SignerSource = WalletSource | { readonly kind: 'account'; readonly account: LocalAccount };
@@ -36,17 +32,6 @@ export interface WalletSigner {
   readonly origin: string;
   readonly kind: SignerSource['kind'];
 }
-
-/** The file-system calls the loader needs (a seam for tests). */
-export interface SignerFs {
-  stat(path: string): Promise<{ readonly mode: number; isFile(): boolean }>;
-  readFile(path: string): Promise<string>;
-}
-
-const nodeFs: SignerFs = {
-  stat: (path) => stat(path),
-  readFile: (path) => readFile(path, 'utf8'),
-};
 
 export interface LoadSignerParameters {
   readonly source: SignerSource;
@@ -73,86 +58,14 @@ function drawnPrivateKey(random: RandomSource): Hex {
   }
 }
 
-/** `~/x` -> the home directory; relative paths against `cwd`. */
-export function resolveKeyPath(path: string, cwd: string): string {
-  if (path === '~' || path.startsWith('~/')) return resolve(homedir(), path.slice(2));
-  return isAbsolute(path) ? path : resolve(cwd, path);
-}
-
 /** A key text -> an account; `where` names the variable or file. The key is never quoted. */
-function accountFromKey(text: string, where: string): LocalAccount {
-  const key = text.trim();
-  if (!KEY_PATTERN.test(key)) {
-    const shape = key.length === 0 ? 'it is empty' : /^[0-9a-fA-F]{64}$/.test(key) ? 'the 0x prefix is missing' : `it has ${key.length} characters`;
-    throw new BaseError('CONFIG_WALLET_KEY_INVALID', `${where} does not hold a private key: expected 0x followed by 64 hex digits (${shape})`, {
-      details: { where },
-    });
-  }
-  const scalar = BigInt(key);
-  if (scalar === 0n || scalar >= SECP256K1_N) {
-    throw new BaseError('CONFIG_WALLET_KEY_INVALID', `${where} does not hold a valid secp256k1 private key (zero or not below the group order)`, {
-      details: { where },
-    });
-  }
+function accountFromKey(key: Hex, where: string): LocalAccount {
   try {
-    return localAccount(key.toLowerCase() as `0x${string}`);
+    return localAccount(key);
   } catch {
     // viem's message could quote the key: never pass it on.
     throw new BaseError('CONFIG_WALLET_KEY_INVALID', `${where} does not hold a valid secp256k1 private key`, { details: { where } });
   }
-}
-
-function fromEnv(name: string, env: Env): LocalAccount {
-  const where = `environment variable ${name}`;
-  const value = env[name];
-  if (value === undefined || value.trim() === '') {
-    throw new BaseError('CONFIG_WALLET_KEY_MISSING', `${where} is ${value === undefined ? 'not set' : 'empty'}: set it to the trading wallet's private key (0x and 64 hex digits)`, {
-      details: { env: name },
-    });
-  }
-  return accountFromKey(value, where);
-}
-
-async function fromFile(path: string, params: LoadSignerParameters): Promise<{ account: LocalAccount; path: string }> {
-  if (KEY_SHAPED.test(path.trim())) {
-    // A key pasted where its file's path belongs: said so, never quoted (not even as a missing file's name).
-    throw new BaseError('CONFIG_WALLET_KEY_INVALID', 'the key file path is a private key itself: give the path of a file that holds the key (readable by its owner only), never the key', {
-      details: {},
-    });
-  }
-  const fs = params.fs ?? nodeFs;
-  const full = resolveKeyPath(path, params.cwd ?? process.cwd());
-  const where = `key file ${full}`;
-  let info: Awaited<ReturnType<SignerFs['stat']>>;
-  try {
-    info = await fs.stat(full);
-  } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    const why = code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'cannot be read (permission denied)' : `cannot be read (${String(code ?? 'error')})`;
-    throw new BaseError('CONFIG_WALLET_KEY_MISSING', `${where} ${why}`, { details: { file: full } });
-  }
-  if (!info.isFile()) {
-    throw new BaseError('CONFIG_WALLET_KEY_INSECURE', `${where} is not a regular file`, { details: { file: full } });
-  }
-  const skip = params.skipModeCheck ?? process.platform === 'win32';
-  const mode = info.mode & 0o777;
-  if (!skip && (mode & 0o077) !== 0) {
-    const octal = mode.toString(8).padStart(4, '0');
-    throw new BaseError(
-      'CONFIG_WALLET_KEY_INSECURE',
-      `${where} has permissions ${octal}, too open: a private key must be readable by its owner only (chmod 600 ${full})`,
-      { details: { file: full, mode: octal } },
-    );
-  }
-  let text: string;
-  try {
-    text = await fs.readFile(full);
-  } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    throw new BaseError('CONFIG_WALLET_KEY_MISSING', `${where} cannot be read (${String(code ?? 'error')})`, { details: { file: full } });
-  }
-  const firstLine = text.split(/\r?\n/, 1)[0] ?? '';
-  return { account: accountFromKey(firstLine, where), path: full };
 }
 
 function signer(account: LocalAccount, origin: string, kind: SignerSource['kind']): WalletSigner {
@@ -173,10 +86,9 @@ export async function loadSigner(params: LoadSignerParameters): Promise<WalletSi
   const { source } = params;
   switch (source.kind) {
     case 'env':
-      return signer(fromEnv(source.name, params.env), `environment variable ${source.name}`, 'env');
     case 'file': {
-      const { account, path } = await fromFile(source.path, params);
-      return signer(account, `key file ${path}`, 'file');
+      const { key, origin } = await readWalletKey(source, params);
+      return signer(accountFromKey(key, origin), origin, source.kind);
     }
     case 'ephemeral':
       if (params.network !== 'sim') {

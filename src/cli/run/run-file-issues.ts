@@ -17,6 +17,7 @@ import type { NetworkName } from '../../config/network-config.ts';
 import { runMarketSymbol, runNetworkProblems, runRequirementProblems, type RunConfig, type RunFileProblem } from '../../config/run-config.ts';
 import { simConfigSchema, type SimConfig } from '../../config/sim-config.ts';
 import { loadRunStrategies, type LoadedStrategy } from '../../strategy/load-strategy.ts';
+import { readWalletKey } from '../../execution/wallet-key.ts';
 import { locatedIssue, type YamlSource } from '../../config/yaml-source.ts';
 import { marketSpecIssues } from '../../protocol/market-spec.ts';
 
@@ -77,14 +78,17 @@ export interface RunFileChecks {
  */
 export async function checkRunFileBeforeNetwork(source: YamlSource, config: RunConfig, checks: RunFileChecks): Promise<{ strategies: LoadedStrategy[] }> {
   const strategies = await loadRunStrategies(source, config, { cwd: checks.cwd });
-  // A sim run's ephemeral key is made by the run itself: there is no key to check, and it owns the
-  // account unless `account.owner` names another. (Deriving an address loads viem: ~60 ms of validate.)
-  const wallet =
-    config.wallet.kind === 'ephemeral' && checks.network === 'sim'
-      ? undefined
-      : await (await import('../../execution/signer-source.ts')).loadSigner({ source: config.wallet, network: checks.network, env: checks.env, cwd: checks.cwd });
+  // The key is checked as the run would; its address only when `account.owner` names an account it
+  // may not own (making the account loads viem: ~90 ms of validate). A sim run's ephemeral key is
+  // made by the run itself: nothing to check.
   const owner = config.account.owner?.toLowerCase();
-  const ownAccount = owner === undefined || owner === wallet?.address;
+  const key = config.wallet;
+  let ownAccount = owner === undefined;
+  if (owner === undefined && key.kind !== 'ephemeral') await readWalletKey(key, { env: checks.env, cwd: checks.cwd });
+  else if (key.kind !== 'ephemeral' || checks.network !== 'sim') {
+    const wallet = await (await import('../../execution/signer-source.ts')).loadSigner({ source: key, network: checks.network, env: checks.env, cwd: checks.cwd });
+    ownAccount ||= owner === wallet.address;
+  }
   // As the run: a sim config is read for the in-process venue, or to fund the wallet's own account on a running sim.
   if (checks.network === 'sim' && (config.venueUrl === undefined || ownAccount)) await checkRunSimConfig(source, config, checks.env, checks.defaultSimConfig);
   return { strategies };
