@@ -75,6 +75,8 @@ export const DEFAULT_ENGINE_TUNING: Omit<EngineTuning, 'stopTimeoutMs'> = Object
   accountReadMs: DEFAULT_ACCOUNT_READ_MS,
 });
 
+/** How long a stop waits for its last read of the order events (see `#stop`). */
+const FINAL_READ_MS = 2_000;
 /** A NOT_SENT request is sent again (same body) at most this many times. */
 const MAX_RESENDS = 6;
 /** A resend needs at least this much of its deadline left; otherwise the intent is signed anew. */
@@ -1503,6 +1505,15 @@ class Engine implements ExecutionEngine {
     this.#requestPoll(0);
     this.#kick();
     await this.#waitUntil(() => this.#drained(cancelAll), deadline);
+    // The blocks of the last requests (the stop's cancels) may hold fills no read has seen yet: an
+    // order partly filled in the block of its cancel, ahead of it. One read of the order events that
+    // began after everything settled, so the position the engine stops with is the account's.
+    // Bounded: a venue that does not answer is not waited for (the run says its orders may be open).
+    if (this.#journal !== undefined) {
+      const settledAt = clock.now();
+      this.#requestPoll(0);
+      await this.#waitUntil(() => this.#lastPollOkAt >= settledAt, Math.min(deadline, settledAt + FINAL_READ_MS));
+    }
 
     this.#lifecycle = 'stopped';
     const leftover = new BaseError('ENGINE_STOPPED', 'the execution engine stopped before signing it');
