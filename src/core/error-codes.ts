@@ -55,6 +55,10 @@ export const errorCodes = {
   INTENT_NOT_SUPPORTED_LIVE: 'An intent the venue defines but does not support live (trigger creation).',
   INTENT_QUEUE_FULL: 'The intent queue already holds its maximum (engine.queuePolicy reject): a placement was refused.',
   ENGINE_STOPPED: 'The execution engine is stopping or stopped: it signs no new intent.',
+  INTENT_DROPPED_BY_RELAY: 'A fate, not a throw: the relay reported the intent’s transaction DROPPED (never executed); its reason is the relay’s.',
+  INTENT_DROPPED_VENUE_RESET: 'A fate, not a throw: the venue’s chain no longer holds the transaction it last confirmed for the wallet (it restarted with its state wiped), and the request was sent to it before: never executed.',
+  INTENT_DROPPED_NONCE_FENCED: 'A fate, not a throw: a request of the wallet with a higher nonce was confirmed and nothing shows this one executed; nonces only increase, so it never will (details: confirmedNonce).',
+  INTENT_DROPPED_DEADLINE: 'A fate, not a throw: no trace of the request reconcileGraceMs after its signed deadline, past which the venue refuses it (details: deadlineMs, graceMs).',
   // risk and portfolio
   RISK_KILL_SWITCH: 'The kill switch is tripped: only risk-reducing intents (cancels) pass.',
   RISK_MARKET_UNKNOWN: 'An intent names a market that has no risk limits (not configured for the run).',

@@ -19,10 +19,12 @@
 import { BehaviorSubject, Subject, Subscription, type Observable } from 'rxjs';
 import { backoffMs } from '../core/backoff.ts';
 import { BaseError, isBaseError } from '../core/base-error.ts';
+import type { ErrorCode } from '../core/error-codes.ts';
 import type { Logger } from '../core/logger.ts';
 import { orderEventKey } from '../clients/order-events.ts';
 import type { RelayErrorCodeName } from '../protocol/constants.ts';
 import type { Address, Hex } from '../protocol/encoding.ts';
+import { parseRevertReason } from '../protocol/revert-reason.ts';
 import { encodeRelayRestRequest, parseRelayRestRequest, type RelayRestRequest } from '../protocol/relay-request.ts';
 import { isRiskReducing, type Intent } from '../strategy/intents.ts';
 import type { OwnFill } from '../strategy/strategy-context.ts';
@@ -75,6 +77,9 @@ export const DEFAULT_ENGINE_TUNING: Omit<EngineTuning, 'stopTimeoutMs'> = Object
   accountReadMs: DEFAULT_ACCOUNT_READ_MS,
 });
 
+/** A DROPPED outcome from the relay: the cause of every DROPPED that no reconciliation verdict decided. */
+const DROPPED_BY_RELAY: DropCause = { code: 'INTENT_DROPPED_BY_RELAY' };
+
 /** How long a stop waits for its last read of the order events (see `#stop`). */
 const FINAL_READ_MS = 2_000;
 /** A NOT_SENT request is sent again (same body) at most this many times. */
@@ -83,7 +88,7 @@ const MAX_RESENDS = 6;
 const RESEND_MIN_DEADLINE_LEFT_MS = 5_000;
 /** Order events older than this are dropped from the reconciliation index. */
 const EVIDENCE_KEEP_MS = 10 * 60_000;
-/** The relay code (and revert reason prefix, docs/protocol.md) of a slot that did not hold the expected order. */
+/** The relay code (of a rejection, or a revert's reason) of a slot that did not hold the expected order. */
 const STALE_SLOT_CODE: RelayErrorCodeName = 'EXPECTED_ORDER_ID_MISMATCH';
 /** The revert code of an order the block's book refused (post-only would cross, FOK unfilled). */
 const MARKET_MOVED_CODE: RelayErrorCodeName = 'INVALID_ORDER';
@@ -133,6 +138,12 @@ interface Ticket {
    */
   heldUntil: number | undefined;
   settled: boolean;
+}
+
+/** Why a request is DROPPED: the fate's code, and the figures behind a reconciliation verdict. */
+interface DropCause {
+  readonly code: ErrorCode;
+  readonly details?: Readonly<Record<string, string | number>>;
 }
 
 type Phase = 'sending' | 'broadcast' | 'reconciling' | 'waiting-resend' | 'done';
@@ -1068,6 +1079,7 @@ class Engine implements ExecutionEngine {
     how: ResolvedHow,
     reason: string | null,
     outcomeRecord: JournalRecordInput | undefined,
+    drop: DropCause = DROPPED_BY_RELAY,
   ): void {
     if (req.phase === 'done') return;
     const hash = txHash === '' ? undefined : (txHash.toLowerCase() as Hex);
@@ -1077,11 +1089,12 @@ class Engine implements ExecutionEngine {
     }
     if (outcomeRecord !== undefined) this.#append(outcomeRecord);
     // Before #finish: that frees a place under the cap, and the next intent is planned at once.
-    const staleSlot = status === 'REVERTED' && reason?.startsWith(STALE_SLOT_CODE) === true;
+    const revertCode = status === 'REVERTED' ? parseRevertReason(reason).code : null;
+    const staleSlot = revertCode === STALE_SLOT_CODE;
     // Every order passed the static rules (tick, sizes) before it was signed, so an INVALID_ORDER
     // revert is the block's book at work (a post-only order that would cross, a FOK it cannot
     // fill): the market moved under an in-flight request, not a fault of the bot.
-    const marketMoved = status === 'REVERTED' && reason?.startsWith(MARKET_MOVED_CODE) === true;
+    const marketMoved = revertCode === MARKET_MOVED_CODE;
     if (staleSlot) this.#onStaleView(req);
     // Queued before the request leaves the unresolved set, so the flush sees it in nonce order.
     const market = req.plan === undefined ? undefined : planMarket(req.plan);
@@ -1111,13 +1124,17 @@ class Engine implements ExecutionEngine {
     }
     // A stale-slot revert is news the engine handles (#onStaleView), not an error: debug, and counted
     // in `staleSlotReverts` (the run's status line and summary).
-    if (status !== 'CONFIRMED') this.#log[staleSlot ? 'debug' : 'info']({ requestId: req.requestId, status, reason, how }, 'request not executed');
+    const code = status === 'REVERTED' ? revertCode : status === 'DROPPED' ? drop.code : undefined;
+    if (status !== 'CONFIRMED') this.#log[staleSlot ? 'debug' : 'info']({ requestId: req.requestId, status, code, reason, how }, 'request not executed');
     const ticket = req.ticket;
     if (ticket !== undefined) {
-      this.#settle(
-        ticket,
-        status === 'CONFIRMED' ? { status, requestId: req.requestId, txHash: hash ?? '' } : { status, requestId: req.requestId, txHash: hash ?? '', reason },
-      );
+      const fate: IntentFate =
+        status === 'CONFIRMED'
+          ? { status, requestId: req.requestId, txHash: hash ?? '' }
+          : status === 'REVERTED'
+            ? { status, requestId: req.requestId, txHash: hash ?? '', code: revertCode, reason }
+            : { status, requestId: req.requestId, txHash: hash ?? '', code: drop.code, reason, ...(drop.details === undefined ? {} : { details: drop.details }) };
+      this.#settle(ticket, fate);
     }
     this.#kick();
   }
@@ -1412,7 +1429,7 @@ class Engine implements ExecutionEngine {
         case 'not-executed':
           this.#count.reconciled += 1;
           if (req.ticket === undefined) this.#carried = Object.freeze({ ...this.#carried, reconciled: this.#carried.reconciled + 1 });
-          this.#settleExecuted(req, 'DROPPED', req.txHash ?? '', verdict.how, verdict.reason, undefined);
+          this.#settleExecuted(req, 'DROPPED', req.txHash ?? '', verdict.how, verdict.reason, undefined, verdict);
           break;
         case 'unknown':
           if (!req.quiet && passStartedAt >= req.reconcileSince + this.#tuning.reconcileQuietMs) {

@@ -50,7 +50,14 @@ export interface ReconcileSubject {
 
 export type Verdict =
   | { readonly kind: 'executed'; readonly status: 'CONFIRMED' | 'REVERTED'; readonly txHash: Hex; readonly how: 'receipt' | 'order-events'; readonly blockNumber?: bigint }
-  | { readonly kind: 'not-executed'; readonly how: 'receipt' | 'order-events'; readonly reason: string }
+  | {
+      readonly kind: 'not-executed';
+      readonly how: 'receipt' | 'order-events';
+      /** Which rule decided it, the DROPPED fate's code (docs/errors.md). */
+      readonly code: 'INTENT_DROPPED_VENUE_RESET' | 'INTENT_DROPPED_NONCE_FENCED' | 'INTENT_DROPPED_DEADLINE';
+      readonly reason: string;
+      readonly details?: Readonly<Record<string, string | number>>;
+    }
   | { readonly kind: 'unknown' };
 
 export interface ReconcileRules {
@@ -256,6 +263,7 @@ export async function reconcilePass(subjects: readonly ReconcileSubject[], conte
         verdicts.set(subject.requestId, {
           kind: 'not-executed',
           how: subject.txHash === undefined ? 'order-events' : 'receipt',
+          code: 'INTENT_DROPPED_VENUE_RESET',
           reason: "not executed: the venue's chain no longer holds the transaction it last confirmed for the wallet (it restarted with its state wiped), and this request was sent to it before",
         });
       }
@@ -286,10 +294,22 @@ export async function reconcilePass(subjects: readonly ReconcileSubject[], conte
 function lastResort(subject: ReconcileSubject, fence: NonceFence | undefined, passStartedAt: number, now: number, rules: ReconcileRules): Verdict {
   const how = subject.txHash === undefined ? 'order-events' : 'receipt';
   if (fence !== undefined && fence.nonce > subject.nonce && passStartedAt >= fence.atMs + rules.eventLagMs) {
-    return { kind: 'not-executed', how, reason: `not executed: nonce ${fence.nonce} above it was confirmed and nothing shows it` };
+    return {
+      kind: 'not-executed',
+      how,
+      code: 'INTENT_DROPPED_NONCE_FENCED',
+      reason: `not executed: nonce ${fence.nonce} above it was confirmed and nothing shows it`,
+      details: { confirmedNonce: fence.nonce.toString() },
+    };
   }
   if (now >= subject.deadlineMs + rules.graceMs) {
-    return { kind: 'not-executed', how, reason: `not executed: no trace ${rules.graceMs} ms after its deadline` };
+    return {
+      kind: 'not-executed',
+      how,
+      code: 'INTENT_DROPPED_DEADLINE',
+      reason: `not executed: no trace ${rules.graceMs} ms after its deadline`,
+      details: { deadlineMs: subject.deadlineMs, graceMs: rules.graceMs },
+    };
   }
   return { kind: 'unknown' };
 }

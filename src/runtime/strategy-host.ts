@@ -227,7 +227,7 @@ export function createStrategyHost(params: StrategyHostParameters): StrategyHost
       log.warn({ ...describeIntent(intent), status: fate.status, code: fate.code, reason: fate.message }, 'intent not executed');
     } else if (fate.status === 'REVERTED' || fate.status === 'DROPPED') {
       // The engine logs the request's outcome with its reason; here it is tied to the strategy.
-      log.debug({ ...describeIntent(intent), status: fate.status, txHash: fate.txHash, reason: fate.reason }, 'intent did not execute');
+      log.debug({ ...describeIntent(intent), status: fate.status, txHash: fate.txHash, code: fate.code, reason: fate.reason }, 'intent did not execute');
     } else {
       log.debug({ ...describeIntent(intent), status: fate.status }, 'intent done');
     }

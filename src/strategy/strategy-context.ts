@@ -107,10 +107,23 @@ export type TradingState =
 export type IntentFate =
   | { readonly status: 'CONFIRMED'; readonly requestId: string; readonly txHash: string }
   /**
-   * REVERTED: executed and failed (`reason` the venue's, e.g. `INVALID_ORDER: …` or
-   * `EXPECTED_ORDER_ID_MISMATCH: …`). DROPPED: not executed (`txHash` '' when none was ever learnt).
+   * Executed and failed: `code` the venue's relay error code (`EXPECTED_ORDER_ID_MISMATCH`,
+   * `INVALID_ORDER`…), null when it gave none (a receipt keeps no reason); `reason` its text.
    */
-  | { readonly status: 'REVERTED' | 'DROPPED'; readonly requestId: string; readonly txHash: string; readonly reason: string | null }
+  | { readonly status: 'REVERTED'; readonly requestId: string; readonly txHash: string; readonly code: string | null; readonly reason: string | null }
+  /**
+   * Not executed (`txHash` '' when none was ever learnt): `code` says how the engine knows
+   * (`INTENT_DROPPED_BY_RELAY`, `INTENT_DROPPED_NONCE_FENCED`, … in docs/errors.md), `reason` in
+   * words, `details` the figures behind a reconciliation verdict (the confirmed nonce above it…).
+   */
+  | {
+      readonly status: 'DROPPED';
+      readonly requestId: string;
+      readonly txHash: string;
+      readonly code: string;
+      readonly reason: string | null;
+      readonly details?: Readonly<Record<string, string | number>>;
+    }
   /** The relay rejected every attempt (`code`, e.g. a relay error code). */
   | { readonly status: 'REJECTED'; readonly requestId: string; readonly code: string; readonly message: string }
   /** Refused before signing (`code`: a risk rule such as `RISK_MAX_ORDER_SIZE`, `RISK_KILL_SWITCH`, `ENGINE_STOPPED`…): nothing was signed. */

@@ -57,8 +57,7 @@ export class CheckRecord {
     const at = this.emittedAt.get(intent);
     if (at === undefined) return;
     if (fate.status === 'REVERTED' || fate.status === 'DROPPED') {
-      const reason = fate.reason ?? fate.status;
-      this.reverted.push({ at, intent, status: fate.status, reason, code: /^([A-Z0-9_]+)/.exec(reason)?.[1] ?? fate.status });
+      this.reverted.push({ at, intent, status: fate.status, reason: fate.reason ?? fate.status, code: fate.code ?? fate.status });
     } else if (fate.status === 'REFUSED' || fate.status === 'REJECTED') {
       this.refused.push({ at, intent, status: fate.status, code: fate.code, message: fate.message });
     }

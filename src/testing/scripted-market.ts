@@ -58,9 +58,9 @@ export interface TimedIntent {
 export interface RevertedIntent extends TimedIntent {
   /** `REVERTED` (the venue executed and reverted it) or `DROPPED`. */
   readonly status: 'REVERTED' | 'DROPPED';
-  /** The venue's reason, `CODE: message` (`INVALID_ORDER: …`, `EXPECTED_ORDER_ID_MISMATCH: …`). */
+  /** The fate's reason: the venue's `CODE: message` (`INVALID_ORDER: …`), or the status when it gave none. */
   readonly reason: string;
-  /** The code of `reason` (`INVALID_ORDER`). */
+  /** The fate's code (`INVALID_ORDER`, `INTENT_DROPPED_BY_RELAY`…), or the status when the venue gave none. */
   readonly code: string;
 }
 

@@ -122,9 +122,19 @@ describe('reconciler', () => {
     const evidence = new TxEvidence();
     const lone = subject('lone', 5n, 300_000n);
     expect((await reconcilePass([lone], context(evidence, t0, { nonce: 6n, atMs: t0 - 1_000 }))).get('lone')).toEqual({ kind: 'unknown' });
-    expect((await reconcilePass([lone], context(evidence, t0, { nonce: 6n, atMs: t0 - 3_000 }))).get('lone')).toMatchObject({ kind: 'not-executed', reason: expect.stringMatching(/nonce 6 above it/) });
+    expect((await reconcilePass([lone], context(evidence, t0, { nonce: 6n, atMs: t0 - 3_000 }))).get('lone')).toMatchObject({
+      kind: 'not-executed',
+      code: 'INTENT_DROPPED_NONCE_FENCED',
+      reason: expect.stringMatching(/nonce 6 above it/),
+      details: { confirmedNonce: '6' },
+    });
     expect((await reconcilePass([lone], context(evidence, t0, { nonce: 4n, atMs: t0 - 9_000 }))).get('lone')).toEqual({ kind: 'unknown' });
-    expect((await reconcilePass([lone], context(evidence, t0 + 70_000))).get('lone')).toMatchObject({ kind: 'not-executed', reason: expect.stringMatching(/after its deadline/) });
+    expect((await reconcilePass([lone], context(evidence, t0 + 70_000))).get('lone')).toMatchObject({
+      kind: 'not-executed',
+      code: 'INTENT_DROPPED_DEADLINE',
+      reason: expect.stringMatching(/after its deadline/),
+      details: { deadlineMs: lone.deadlineMs, graceMs: 10_000 },
+    });
   });
 
   it('reads the receipt of a request with a hash; a failed read settles nothing', async () => {

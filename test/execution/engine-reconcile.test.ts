@@ -66,7 +66,7 @@ describe('execution engine reconciliation without transaction hashes', () => {
       expect(await engine.submit(placeIntent(market, [buy(293_000n)]))).toMatchObject({ status: 'CONFIRMED' });
       const fates = await Promise.all(lost);
       expect(fates.map((fate) => fate.status)).toEqual(['CONFIRMED', 'CONFIRMED', 'CONFIRMED', 'CONFIRMED', 'DROPPED', 'CONFIRMED']);
-      expect(fates[4]).toMatchObject({ txHash: '', reason: expect.stringMatching(/not executed/) });
+      expect(fates[4]).toMatchObject({ txHash: '', code: 'INTENT_DROPPED_NONCE_FENCED', reason: expect.stringMatching(/not executed/), details: { confirmedNonce: expect.stringMatching(/^[0-9]+$/) } });
       const resolved = engineSetup.journal
         .lines()
         .map((line) => JSON.parse(line) as { kind: string; how?: string; status?: string })

@@ -124,7 +124,7 @@ describe('stale slots: a quote filled before the engine heard of it', () => {
       const first = await engine.submit(requote);
       watch.unsubscribe();
       expect(first.status).toBe('REVERTED');
-      expect(first.status === 'REVERTED' ? first.reason : '').toMatch(/^EXPECTED_ORDER_ID_MISMATCH/);
+      expect(first).toMatchObject({ status: 'REVERTED', code: 'EXPECTED_ORDER_ID_MISMATCH', reason: expect.stringMatching(/^EXPECTED_ORDER_ID_MISMATCH: /) });
       expect(reacting).toBeDefined();
       expect(await reacting!).toMatchObject({ status: 'CONFIRMED' });
       expect(lagging.activeReads()).toBeGreaterThan(readsBefore);

@@ -172,7 +172,7 @@ describe('ctx.fates$ through the runtime', () => {
       { status: 'REFUSED', code: 'RISK_MAX_ORDER_SIZE', message: expect.stringContaining('above the limit 100000') },
     ]);
     // Both in flight at once, as two requests: one fate each.
-    const reverted = { status: 'REVERTED', requestId: expect.any(String), txHash: expect.stringMatching(/^0x/), reason: expect.stringMatching(/^INVALID_ORDER: .*post-only/) };
+    const reverted = { status: 'REVERTED', requestId: expect.any(String), txHash: expect.stringMatching(/^0x/), code: 'INVALID_ORDER', reason: expect.stringMatching(/^INVALID_ORDER: .*post-only/) };
     expect(fateOf(a.fates, crossing)).toEqual([reverted, reverted]);
     expect(fateOf(a.fates, restingA)).toEqual([{ status: 'CONFIRMED', requestId: expect.any(String), txHash: expect.stringMatching(/^0x/) }]);
     expect(b.fates.map(({ intent, fate }) => [intent, fate.status])).toEqual([

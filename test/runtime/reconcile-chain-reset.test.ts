@@ -40,7 +40,7 @@ async function verdictOf(receipts: ReceiptReader, of: ReconcileSubject, witness:
 describe('reconciliation: a chain reset', () => {
   it('settles a request of a closed connection as not executed when the witness is gone too', async () => {
     const verdict = await verdictOf(chainWith([]), subject(), WITNESS);
-    expect(verdict).toEqual({ kind: 'not-executed', how: 'receipt', reason: expect.stringContaining('restarted with its state wiped') });
+    expect(verdict).toEqual({ kind: 'not-executed', how: 'receipt', code: 'INTENT_DROPPED_VENUE_RESET', reason: expect.stringContaining('restarted with its state wiped') });
   });
 
   it('waits (unknown) while the witness is still on the chain: a dropped connection alone proves nothing', async () => {

@@ -45,7 +45,7 @@ interface RestartFigures {
   /** When the venue was back (clock time). */
   readonly upAtMs: number;
   /** The fate of the intent whose request the venue held when it died, and when it came. */
-  readonly lostRequest: { readonly status: string; readonly reason: string; readonly atMs: number } | undefined;
+  readonly lostRequest: { readonly status: string; readonly code: string; readonly reason: string; readonly atMs: number } | undefined;
 }
 
 async function restartRun(options: { readonly restartAtMs: number; readonly downMs: number; readonly durationMs: number; readonly outcomeDelayMs?: number }): Promise<RestartFigures> {
@@ -95,7 +95,7 @@ async function restartRun(options: { readonly restartAtMs: number; readonly down
       const reopened: number[] = [];
       let lostRequest: RestartFigures['lostRequest'];
       runtime.engine.reports$.pipe(filter((report) => report.fate.status === 'DROPPED')).subscribe((report) => {
-        if (lostRequest === undefined && report.fate.status === 'DROPPED') lostRequest = { status: report.fate.status, reason: report.fate.reason ?? '', atMs: clock.now() };
+        if (lostRequest === undefined && report.fate.status === 'DROPPED') lostRequest = { status: report.fate.status, code: report.fate.code, reason: report.fate.reason ?? '', atMs: clock.now() };
       });
       runtime.engine.stats$.subscribe((stats) => {
         if (stats.reconnects > reopened.length) reopened.push(clock.now());
@@ -158,7 +158,7 @@ describe('a venue restart with its state wiped', () => {
     expect(figures.firstPlacementMs).toBeLessThanOrEqual(5_000);
     expect(figures.stopMs).toBeLessThanOrEqual(2_000);
     // The request the dead venue held is settled as not executed, without waiting for its deadline.
-    expect(figures.lostRequest).toMatchObject({ status: 'DROPPED', reason: expect.stringContaining('restarted with its state wiped') });
+    expect(figures.lostRequest).toMatchObject({ status: 'DROPPED', code: 'INTENT_DROPPED_VENUE_RESET', reason: expect.stringContaining('restarted with its state wiped') });
     expect(figures.lostRequest!.atMs - figures.upAtMs).toBeLessThanOrEqual(3_000);
   });
 

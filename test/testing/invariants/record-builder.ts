@@ -212,7 +212,9 @@ export class RecordBuilder {
         ? { status, requestId, txHash: this.#tx() }
         : status === 'REJECTED'
           ? { status, requestId, code: 'RATE_LIMITED', message: 'slow down' }
-          : { status, requestId, txHash: this.#tx(), reason: 'INVALID_ORDER: test' };
+          : status === 'REVERTED'
+            ? { status, requestId, txHash: this.#tx(), code: 'INVALID_ORDER', reason: 'INVALID_ORDER: test' }
+            : { status, requestId, txHash: this.#tx(), code: 'INTENT_DROPPED_DEADLINE', reason: 'not executed: test' };
     this.fate(doneAt, intent, fate);
     return requestId;
   }
