@@ -1,7 +1,10 @@
 /**
  * The execution engine's state per market: orders by maker slot and by id, fills, position and
- * balances, realized and unrealized PnL (average cost, `average-cost.ts`) and fees, kept from two
- * sources and exposed as RxJS streams and synchronous getters.
+ * balances, realized and unrealized PnL and fees, kept from two sources and exposed as RxJS streams
+ * and synchronous getters. The fills and what they add up to are each market's fill ledger's
+ * (`portfolio/fill-ledger.ts`), the token balances `portfolio/token-balances.ts`'s; this file
+ * keeps the pending placements, the order registry (ids, slots and the slot replay's bookkeeping,
+ * `slot-replay.ts`), the translation of events into facts for them, and the published state.
  *
  * Sources:
  * - What the engine itself knows: `markPending(requestId, intent)` when it signs an intent,
@@ -13,8 +16,7 @@
  *
  * Every fact is kept as a fact (events as a set, de-duplicated; outcomes; the latest active
  * snapshot) and the state is derived from them, so the same facts delivered twice or in another
- * order give the same state (fills are accounted in a canonical order: block time, transaction
- * hash, order id, then decreasing remaining size).
+ * order give the same state (the ledger accounts fills in a canonical order).
  *
  * Denomination (spec rules): sizes (`size`, `filledSize`, `updatedSize`, `remainingSize`) are
  * size-precision units and prices of created/canceled orders price-precision units, both kept as
@@ -24,10 +26,9 @@
  * terms whatever the side. An event whose precisions or tokens differ from the market spec is
  * ignored (reported as such): its units cannot be trusted.
  *
- * Fees are not in the events: a fill pays the taker fee when it happened in the transaction that
- * created its order (an on-chain order matches only while being placed), else the maker fee;
- * `feeRaw(quote, pps)` floored like the venue. Fees and realized PnL are in raw quote units;
- * realized/unrealized are gross of fees and `net = realized + unrealized - fees`.
+ * Fees are not in the events: a fill took liquidity (taker fee) when it happened in the transaction
+ * that created its order (an on-chain order matches only while being placed), else it made it
+ * (maker fee). Only the order registry knows that, and may learn it late: it tells the ledger.
  *
  * Order ids and slots. The k-th order id created in a placement's transaction (ascending) is its
  * k-th order. Neither order events nor active orders name a slot, so slots are inferred by
@@ -39,17 +40,12 @@
  * Placements with only IOC/FOK orders and no cancel move no slot: until they settle they cost next
  * to nothing per change (their ids bind when their transaction's created events arrive).
  *
- * Balances: raw token totals from `setBalance(token, raw, asOfMs)` plus the flows of the fills
- * after `asOfMs` (a buy adds `baseFilled` and pays quote + fee; a sell the reverse), less what the
- * live orders lock (buy: quote at its price for its remaining size plus the maker fee; sell: the
- * raw base of its remaining size), summed over the markets that share the token.
+ * Balances: `setBalance(token, raw, asOfMs)` sets a baseline that the fills after `asOfMs` move;
+ * the live orders' locks are computed here with the orders and handed to the balances.
  *
- * Why one file of this size: placements, the order registry, the fill ledger and the published state
- * share the slot replay's bookkeeping; issue 17 splits them along those lines with a read-only view.
- *
- * Why one file of this size: pending placements, the order registry, the fill ledger and balances
- * are derived together from one set of facts (above); issue 17 splits them by concept with the
- * engine, and until then the derivation stays in one view.
+ * Why still this size: the pending placements, the order registry and the published state share
+ * the slot replay's bookkeeping (one derivation per change); issue 17 splits them next, the state
+ * behind a read-only view.
  */
 import { BaseError } from '../core/base-error.ts';
 import { BehaviorSubject, Subject, type Observable } from 'rxjs';
@@ -59,10 +55,14 @@ import { MAKER_SLOTS, type OrderSide, type TimeInForce } from '../protocol/const
 import type { Address, Hex } from '../protocol/encoding.ts';
 import type { ActiveOrder, OrderEvent } from '../protocol/user-data.ts';
 import type { Intent } from '../strategy/intents.ts';
-import { amountScale, feeRaw, restingLockRaw, type AmountScale, type MarketSpec } from '../protocol/market-spec.ts';
-import { countedBy, EMPTY_LEDGER, extendLedger, type LedgerCheckpoint } from './account-ledger.ts';
-import { applyFill, FLAT_POSITION, unrealizedPnl, type CostPosition } from './average-cost.ts';
+import { amountScale, restingLockRaw, type AmountScale, type MarketSpec } from '../protocol/market-spec.ts';
+import type { LedgerCheckpoint } from './account-ledger.ts';
+import { FillLedger, fillKey, fillOf, NOTHING_CARRIED, type CarriedLedger, type Fill, type FillFacts, type FillRecord, type PnL } from './portfolio/fill-ledger.ts';
+import { sameBalance, TokenBalances, type TokenBalance } from './portfolio/token-balances.ts';
 import { blankRecord, minDefined, movesSlots, replaySlots, type CancelTarget, type NewOrder, type OrderRecord, type Placement, type SlotReplayContext } from './slot-replay.ts';
+
+// The parts' names stay importable from here: callers see one portfolio.
+export { fillKey, type CarriedLedger, type Fill, type PnL, type TokenBalance };
 
 /** 1e18: fillPrice (rule 4). */
 const FIXED18 = 10n ** 18n;
@@ -105,42 +105,6 @@ export interface PendingOrder {
   readonly slot: number | undefined;
 }
 
-/** One fill of one of the account's orders, from a `trade` event. */
-export interface Fill {
-  /** De-duplication key: `transactionHash:orderId:filledSize:updatedSize` (see `fillKey`). */
-  readonly key: string;
-  readonly market: Address;
-  readonly orderId: bigint;
-  readonly transactionHash: Hex;
-  /** Block time, ms. */
-  readonly timeMs: number;
-  readonly side: OrderSide;
-  /** Size units filled. */
-  readonly size: bigint;
-  /** 1e18 fixed point (rule 4). */
-  readonly fillPrice: bigint;
-  /** Price units, floored. */
-  readonly price: bigint;
-  /** Raw quote units (before fees). */
-  readonly quote: bigint;
-  /** Raw base units (`baseFilled`, rules 2 and 6). */
-  readonly base: bigint;
-  /** The order's open size after the fill (`updatedSize`), size units. */
-  readonly remaining: bigint;
-  /** As known when the fill was reported (see the module comment). */
-  readonly liquidity: 'maker' | 'taker';
-  /** Raw quote units. */
-  readonly fee: bigint;
-}
-
-export interface TokenBalance {
-  /** Raw units: the baseline set by `setBalance` plus the flows of later fills. */
-  readonly total: bigint;
-  /** Raw units locked by live orders (all markets that trade the token). */
-  readonly locked: bigint;
-  readonly available: bigint;
-}
-
 export interface MarketState {
   readonly market: Address;
   readonly symbol: string;
@@ -177,33 +141,6 @@ export interface MarketState {
   readonly balances: { readonly base: TokenBalance | undefined; readonly quote: TokenBalance | undefined };
 }
 
-/** The ledger an earlier run left: position, cost basis, realized PnL and fees, and its fill count. */
-export interface CarriedLedger {
-  readonly position: bigint;
-  readonly costBasis: bigint;
-  readonly realizedPnl: bigint;
-  readonly fees: bigint;
-  readonly fills: number;
-}
-
-const NOTHING_CARRIED: CarriedLedger = Object.freeze({ position: 0n, costBasis: 0n, realizedPnl: 0n, fees: 0n, fills: 0 });
-
-function carriedOf(checkpoint: LedgerCheckpoint): CarriedLedger {
-  if (checkpoint === EMPTY_LEDGER) return NOTHING_CARRIED;
-  const { position, fees, fills } = checkpoint;
-  return { position: position.size, costBasis: position.basis, realizedPnl: position.realized, fees, fills };
-}
-
-export interface PnL {
-  /** Raw quote units, gross of fees. */
-  readonly realized: bigint;
-  /** Raw quote units at the given mark; 0 when flat. */
-  readonly unrealized: bigint;
-  readonly fees: bigint;
-  /** realized + unrealized - fees. */
-  readonly net: bigint;
-}
-
 /** What became of one applied event or snapshot entry. */
 export type ApplyResult =
   | { readonly status: 'applied' }
@@ -238,31 +175,9 @@ export interface OutcomeDetails {
   readonly txHash?: Hex;
 }
 
-/**
- * The key that de-duplicates fills. A trade event is one fill of one order in one transaction;
- * the order's open size after it (`updatedSize`) strictly decreases from fill to fill, so it
- * tells apart two equal fills of one order in one transaction (a taker matching two makers of the
- * same size), which `transactionHash + orderId + filledSize` alone would merge.
- */
-export function fillKey(transactionHash: string, orderId: bigint | string, filledSize: bigint | string, updatedSize: bigint | string): string {
-  return `${transactionHash.toLowerCase()}:${orderId}:${filledSize}:${updatedSize}`;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Internal records
 // ---------------------------------------------------------------------------------------------
-
-interface FillRecord {
-  readonly fill: Omit<Fill, 'liquidity' | 'fee'>;
-  liquidity: 'maker' | 'taker';
-  fee: bigint;
-}
-
-interface TokenAccount {
-  baseline: { readonly raw: bigint; readonly asOf: number } | undefined;
-  flow: bigint;
-  flowBefore: bigint;
-}
 
 interface MarketBook {
   readonly spec: MarketSpec;
@@ -278,22 +193,7 @@ interface MarketBook {
   readonly closed: { readonly record: OrderRecord; readonly at: number }[];
   /** Ids of orders that ended long ago and were dropped: their late events change nothing but fills. */
   readonly retired: Set<bigint>;
-  readonly fills: Map<string, FillRecord>;
-  /** Fills in canonical order (those the carried ledger counted are not here). */
-  ordered: FillRecord[];
-  /** What earlier runs counted (the journal's ledger). */
-  carried: LedgerCheckpoint;
-  /** Keys of fills the carried ledger counted, seen in this run's events: they change orders, not the ledger. */
-  readonly counted: Set<string>;
-  /** The carried position plus the fills in `ordered`. */
-  position: CostPosition;
-  fees: bigint;
-  bought: bigint;
-  sold: bigint;
-  quotePaid: bigint;
-  quoteReceived: bigint;
-  baseFlow: bigint;
-  quoteFlow: bigint;
+  readonly ledger: FillLedger;
   /** Confirmed placements not yet settled, in confirmation order. */
   readonly placements: Placement[];
   /** Those that may move this market's slots (`movesSlots`), in the same order: the replay's work. */
@@ -304,21 +204,11 @@ interface MarketBook {
   readonly awaiting: Map<Hex, Placement[]>;
   snapshot: { readonly asOf: number; readonly ids: ReadonlySet<bigint>; readonly txs: ReadonlySet<Hex> } | undefined;
   table: (OrderRecord | null)[];
-  lockBase: bigint;
-  lockQuote: bigint;
   readonly subject: BehaviorSubject<MarketState>;
   dirty: boolean;
 }
 
 const compareBig = (a: bigint, b: bigint): number => (a < b ? -1 : a > b ? 1 : 0);
-
-function compareFills(a: Omit<Fill, 'liquidity' | 'fee'>, b: Omit<Fill, 'liquidity' | 'fee'>): number {
-  if (a.timeMs !== b.timeMs) return a.timeMs - b.timeMs;
-  if (a.transactionHash !== b.transactionHash) return a.transactionHash < b.transactionHash ? -1 : 1;
-  if (a.orderId !== b.orderId) return compareBig(a.orderId, b.orderId);
-  if (a.remaining !== b.remaining) return compareBig(b.remaining, a.remaining);
-  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
-}
 
 function emptyState(spec: MarketSpec): MarketState {
   return {
@@ -364,9 +254,8 @@ export class Portfolio {
   readonly #txPlacement = new Map<Hex, Placement>();
   /** Earliest block time seen per transaction hash. */
   readonly #txTime = new Map<Hex, number>();
-  readonly #tokens = new Map<Address, TokenAccount>();
+  readonly #balances: TokenBalances;
   readonly #fills$ = new Subject<Fill>();
-  /** Fills learned since the last flush, emitted after the states. */
   /** Fills applied since the last flush; emitted with their liquidity as it stands then. */
   #newFills: FillRecord[] = [];
   #confirmSeq = 0;
@@ -376,42 +265,28 @@ export class Portfolio {
     this.#clock = context.clock;
     this.#settleMs = params.settleMs ?? DEFAULT_SETTLE_MS;
     this.#graceMs = params.activeOrdersGraceMs ?? DEFAULT_ACTIVE_ORDERS_GRACE_MS;
+    this.#balances = new TokenBalances(params.markets);
     for (const spec of params.markets) {
+      const scale = amountScale(spec);
       this.#markets.set(spec.address, {
         spec,
-        scale: amountScale(spec),
+        scale,
         byId: new Map(),
         createdIn: new Map(),
         open: new Set(),
         slotted: new Set(),
         closed: [],
         retired: new Set(),
-        fills: new Map(),
-        ordered: [],
-        carried: EMPTY_LEDGER,
-        counted: new Set(),
-        position: FLAT_POSITION,
-        fees: 0n,
-        bought: 0n,
-        sold: 0n,
-        quotePaid: 0n,
-        quoteReceived: 0n,
-        baseFlow: 0n,
-        quoteFlow: 0n,
+        ledger: new FillLedger(spec, scale, this.#balances.flow),
         placements: [],
         movers: [],
         binding: new Set(),
         awaiting: new Map(),
         snapshot: undefined,
         table: new Array<OrderRecord | null>(MAKER_SLOTS).fill(null),
-        lockBase: 0n,
-        lockQuote: 0n,
         subject: new BehaviorSubject(emptyState(spec)),
         dirty: false,
       });
-      for (const token of [spec.baseToken.address, spec.quoteToken.address]) {
-        if (!this.#tokens.has(token)) this.#tokens.set(token, { baseline: undefined, flow: 0n, flowBefore: 0n });
-      }
     }
   }
 
@@ -444,7 +319,7 @@ export class Portfolio {
 
   /** The fills of `market` in canonical order (block time, transaction, order id). */
   fills(market: Address): readonly Fill[] {
-    return this.#book(market).ordered.map((record) => ({ ...record.fill, liquidity: record.liquidity, fee: record.fee }));
+    return this.#book(market).ledger.fills();
   }
 
   /** The live order with this id, if any. */
@@ -465,23 +340,12 @@ export class Portfolio {
 
   /** Realized, unrealized (at `mark`, price units; 0 without one) and fees of `market`, raw quote units. */
   pnl(market: Address, mark?: bigint): PnL {
-    const book = this.#book(market);
-    const unrealized = mark === undefined || book.position.size === 0n ? 0n : unrealizedPnl(book.scale, book.position, mark);
-    return { realized: book.position.realized, unrealized, fees: book.fees, net: book.position.realized + unrealized - book.fees };
+    return this.#book(market).ledger.pnl(mark);
   }
 
   /** The account balance of `token` (raw units), once a baseline was set with `setBalance`. */
   balance(token: Address): TokenBalance | undefined {
-    token = token.toLowerCase() as Address;
-    const account = this.#tokens.get(token);
-    if (account === undefined || account.baseline === undefined) return undefined;
-    const total = account.baseline.raw + account.flow - account.flowBefore;
-    let locked = 0n;
-    for (const book of this.#markets.values()) {
-      if (book.spec.baseToken.address === token) locked += book.lockBase;
-      if (book.spec.quoteToken.address === token) locked += book.lockQuote;
-    }
-    return { total, locked, available: total - locked };
+    return this.#balances.balance(token.toLowerCase() as Address);
   }
 
   /** Whether `requestId` is tracked and in flight (no terminal outcome yet). */
@@ -607,24 +471,14 @@ export class Portfolio {
    */
   carry(market: Address, checkpoint: LedgerCheckpoint): void {
     const book = this.#book(market);
-    if (book.ordered.length > 0 || book.counted.size > 0) {
-      throw new BaseError('PORTFOLIO_LEDGER_LATE', `the ledger of ${book.spec.symbol} can be carried over only before its first fill`, { details: { market } });
-    }
-    book.carried = checkpoint;
-    book.position = checkpoint.position;
-    book.fees = checkpoint.fees;
+    book.ledger.carry(checkpoint);
     book.dirty = true;
     this.#flush();
   }
 
   /** The ledger checkpoint of `market`: the carried ledger and this run's fills, horizon at `horizonMs` (block time). */
   ledger(market: Address, horizonMs: number): LedgerCheckpoint {
-    const book = this.#book(market);
-    return extendLedger(
-      book.carried,
-      book.ordered.map(({ fill, fee }) => ({ key: fill.key, timeMs: fill.timeMs, side: fill.side, size: fill.size, quote: fill.quote, fee })),
-      horizonMs,
-    );
+    return this.#book(market).ledger.checkpoint(horizonMs);
   }
 
   /**
@@ -633,24 +487,13 @@ export class Portfolio {
    */
   setBalance(token: Address, raw: bigint, asOfMs: number = this.#clock.now()): void {
     const address = token.toLowerCase() as Address;
-    let account = this.#tokens.get(address);
-    if (account === undefined) {
-      account = { baseline: undefined, flow: 0n, flowBefore: 0n };
-      this.#tokens.set(address, account);
-    }
-    account.baseline = { raw, asOf: asOfMs };
-    account.flowBefore = 0n;
+    let flowBefore = 0n;
     for (const book of this.#markets.values()) {
-      const isBase = book.spec.baseToken.address === address;
-      const isQuote = book.spec.quoteToken.address === address;
-      if (!isBase && !isQuote) continue;
-      for (const record of book.ordered) {
-        if (record.fill.timeMs > asOfMs) continue;
-        const [base, quote] = this.#fillFlows(record);
-        account.flowBefore += (isBase ? base : 0n) + (isQuote ? quote : 0n);
-      }
+      if (book.spec.baseToken.address !== address && book.spec.quoteToken.address !== address) continue;
+      flowBefore += book.ledger.flowThrough(address, asOfMs);
       book.dirty = true;
     }
+    this.#balances.setBaseline(address, raw, asOfMs, flowBefore);
     this.#flush();
   }
 
@@ -926,7 +769,7 @@ export class Portfolio {
       case 'trade': {
         const data = event.eventData;
         const key = fillKey(tx, orderId, data.filledSize, data.updatedSize);
-        if (book.fills.has(key) || book.counted.has(key)) return { status: 'duplicate' };
+        if (book.ledger.has(key)) return { status: 'duplicate' };
         // A late fill of a retired order still counts; the order itself stays retired. An order first
         // seen by its fill (its creation event still to come) is priced at the fill: a maker's own price.
         const seenAt = { side, price: (BigInt(data.fillPrice) * book.spec.pricePrecision) / FIXED18, size: BigInt(data.orderSize) };
@@ -936,7 +779,7 @@ export class Portfolio {
         const remaining = BigInt(data.updatedSize);
         const fillPrice = BigInt(data.fillPrice);
         const spec = book.spec;
-        const fill: Omit<Fill, 'liquidity' | 'fee'> = {
+        const fill: FillFacts = {
           key,
           market: spec.address,
           orderId,
@@ -954,94 +797,27 @@ export class Portfolio {
         record.filled += size;
         if (record.minUpdated === undefined || remaining < record.minUpdated) record.minUpdated = remaining;
         if (remaining === 0n && (record.zeroAt === undefined || at < record.zeroAt.at)) record.zeroAt = { at, tx };
-        if (countedBy(book.carried, at, key)) {
-          book.counted.add(key);
-          return { status: 'applied' };
-        }
-        const fillRecord: FillRecord = { fill, liquidity: 'maker', fee: 0n };
-        this.#setLiquidity(book, fillRecord, this.#liquidityOf(record, fillRecord));
-        book.fills.set(key, fillRecord);
-        this.#account(book, fillRecord);
-        this.#newFills.push(fillRecord);
+        if (!book.ledger.countedBefore(key, at)) this.#newFills.push(book.ledger.add(fill, this.#liquidityOf(record, tx)));
         return { status: 'applied' };
       }
     }
   }
 
-  #liquidityOf(record: OrderRecord, fill: FillRecord): 'maker' | 'taker' {
+  /** Whether `record`'s fill in transaction `tx` took liquidity (fees are not in the events). */
+  #liquidityOf(record: OrderRecord, tx: Hex): 'maker' | 'taker' {
     if (record.tif === 'IOC' || record.tif === 'FOK') return 'taker';
     const created = record.createdTx ?? record.placement?.txHash;
-    if (created !== undefined) return created === fill.fill.transactionHash ? 'taker' : 'maker';
+    if (created !== undefined) return created === tx ? 'taker' : 'maker';
     // The order's creation not seen yet (its event late): a fill in one of our own placement
     // transactions is of an order that transaction created, which took liquidity as it came.
-    return this.#txPlacement.has(fill.fill.transactionHash) ? 'taker' : 'maker';
-  }
-
-  /** Sets a fill's liquidity and fee, moving the totals and flows by the difference. */
-  #setLiquidity(book: MarketBook, record: FillRecord, liquidity: 'maker' | 'taker'): void {
-    const fee = feeRaw(record.fill.quote, liquidity === 'taker' ? book.spec.takerFeePps : book.spec.makerFeePps);
-    const delta = fee - record.fee;
-    record.liquidity = liquidity;
-    record.fee = fee;
-    if (delta === 0n || !book.fills.has(record.fill.key)) return;
-    book.fees += delta;
-    book.quoteFlow -= delta;
-    this.#tokenFlow(book.spec.quoteToken.address, -delta, record.fill.timeMs);
+    return this.#txPlacement.has(tx) ? 'taker' : 'maker';
   }
 
   #refreshLiquidity(book: MarketBook, record: OrderRecord): void {
     for (const key of record.fillKeys) {
-      const fill = book.fills.get(key);
-      if (fill !== undefined) this.#setLiquidity(book, fill, this.#liquidityOf(record, fill));
+      const fill = book.ledger.get(key);
+      if (fill !== undefined) book.ledger.setLiquidity(fill, this.#liquidityOf(record, fill.fill.transactionHash));
     }
-  }
-
-  /** [base, quote] raw flows of a fill, fee included. */
-  #fillFlows(record: FillRecord): readonly [bigint, bigint] {
-    const { side, base, quote } = record.fill;
-    return side === 'BUY' ? [base, -(quote + record.fee)] : [-base, quote - record.fee];
-  }
-
-  #tokenFlow(token: Address, delta: bigint, timeMs: number): void {
-    const account = this.#tokens.get(token);
-    if (account === undefined) return;
-    account.flow += delta;
-    if (account.baseline !== undefined && timeMs <= account.baseline.asOf) account.flowBefore += delta;
-  }
-
-  /** Adds a new fill to the position (in canonical order), volumes, fees and flows. */
-  #account(book: MarketBook, record: FillRecord): void {
-    const fill = record.fill;
-    const last = book.ordered[book.ordered.length - 1];
-    if (last === undefined || compareFills(last.fill, fill) <= 0) {
-      book.ordered.push(record);
-      book.position = applyFill(book.position, fill.side, fill.size, fill.quote);
-    } else {
-      let lo = 0;
-      let hi = book.ordered.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (compareFills(book.ordered[mid]!.fill, fill) <= 0) lo = mid + 1;
-        else hi = mid;
-      }
-      book.ordered.splice(lo, 0, record);
-      let position = book.carried.position;
-      for (const each of book.ordered) position = applyFill(position, each.fill.side, each.fill.size, each.fill.quote);
-      book.position = position;
-    }
-    if (fill.side === 'BUY') {
-      book.bought += fill.size;
-      book.quotePaid += fill.quote;
-    } else {
-      book.sold += fill.size;
-      book.quoteReceived += fill.quote;
-    }
-    book.fees += record.fee;
-    const [base, quote] = this.#fillFlows(record);
-    book.baseFlow += base;
-    book.quoteFlow += quote;
-    this.#tokenFlow(book.spec.baseToken.address, base, fill.timeMs);
-    this.#tokenFlow(book.spec.quoteToken.address, quote, fill.timeMs);
   }
 
   // ---- internals: derivation ----------------------------------------------------------------------
@@ -1313,7 +1089,7 @@ export class Portfolio {
         terminal: (record) => this.#terminal(book, record),
         live: (record) => this.#live(book, record),
         freeTime: (record) => this.#freeTime(book, record),
-        fill: (key) => book.fills.get(key)?.fill,
+        fill: (key) => book.ledger.get(key)?.fill,
       };
       this.#replayContexts.set(book, context);
     }
@@ -1352,8 +1128,7 @@ export class Portfolio {
       else lockBase += lock;
     }
     orders.sort((a, b) => (a.slot ?? MAKER_SLOTS) - (b.slot ?? MAKER_SLOTS) || compareBig(a.orderId ?? UINT64_MAX, b.orderId ?? UINT64_MAX) || (a.key < b.key ? -1 : 1));
-    book.lockBase = lockBase;
-    book.lockQuote = lockQuote;
+    this.#balances.setLocked(book.spec.address, lockBase, lockQuote);
     this.#settle(book, assigned, freedIn);
     this.#retire(book);
 
@@ -1367,7 +1142,8 @@ export class Portfolio {
         pending.push({ requestId: placement.requestId, side: order.side, price: order.price, size: order.size, tif: order.tif, slot: order.slot });
       }
     }
-    const position = book.position;
+    const { ledger } = book;
+    const position = ledger.position;
     return {
       market: book.spec.address,
       symbol: book.spec.symbol,
@@ -1378,11 +1154,11 @@ export class Portfolio {
       position: position.size,
       costBasis: position.basis,
       realizedPnl: position.realized,
-      fees: book.fees,
-      carried: carriedOf(book.carried),
-      fillCount: book.ordered.length,
-      volume: { bought: book.bought, sold: book.sold, quotePaid: book.quotePaid, quoteReceived: book.quoteReceived },
-      flows: { base: book.baseFlow, quote: book.quoteFlow },
+      fees: ledger.fees,
+      carried: ledger.carried,
+      fillCount: ledger.fillCount,
+      volume: ledger.volume(),
+      flows: ledger.flows(),
       locked: { base: lockBase, quote: lockQuote },
       balances: { base: undefined, quote: undefined },
     };
@@ -1400,7 +1176,7 @@ export class Portfolio {
     this.#newFills = [];
     // Built now, not when applied: the order's own creation, later in the same page of events, may
     // have shown the fill was its taker's (a page is in no particular order).
-    for (const record of fills) this.#fills$.next({ ...record.fill, liquidity: record.liquidity, fee: record.fee });
+    for (const record of fills) this.#fills$.next(fillOf(record));
   }
 
   #flushStates(): void {
@@ -1428,11 +1204,6 @@ export class Portfolio {
       book.subject.next(fresh ?? { ...state, balances });
     }
   }
-}
-
-function sameBalance(a: TokenBalance | undefined, b: TokenBalance | undefined): boolean {
-  if (a === undefined || b === undefined) return a === b;
-  return a.total === b.total && a.locked === b.locked && a.available === b.available;
 }
 
 /**
