@@ -12,16 +12,16 @@
  * transport in nonce order; answers and outcomes come back asynchronously. Every timer runs on the
  * clock's scheduler; ids come from the id source; nothing reads wall time.
  *
- * Why one file of this size: the engine's pipeline, outcomes, polling, restore and stop share one
- * request record whose fields depend on its phase; issue 17 replaces it with a pure request state
- * machine and splits the engine by concept, and until then one file keeps every phase in view.
+ * Why one file of this size: the engine's pipeline, outcomes, restore and stop share one request
+ * record whose fields depend on its phase; issue 17 replaces it with a pure request state machine
+ * and splits the engine by concept (user-data polling and stale views: engine/user-data-poller.ts),
+ * and until then one file keeps the other phases in view.
  */
 import { BehaviorSubject, Subject, Subscription, type Observable } from 'rxjs';
 import { backoffMs } from '../core/backoff.ts';
 import { BaseError, isBaseError } from '../core/base-error.ts';
 import type { ErrorCode } from '../core/error-codes.ts';
 import type { Logger } from '../core/logger.ts';
-import { orderEventKey } from '../clients/order-events.ts';
 import type { RelayErrorCodeName } from '../protocol/constants.ts';
 import type { Address, Hex } from '../protocol/encoding.ts';
 import { parseRevertReason } from '../protocol/revert-reason.ts';
@@ -40,7 +40,7 @@ import type {
 } from './execution-engine.ts';
 import { InFlightTracker } from './in-flight-tracker.ts';
 import { IntentQueue, type DroppedIntent } from './intent-queue.ts';
-import { planCancelledIds, planIntent, planMarket, type RequestPlan } from './intent-plan.ts';
+import { planIntent, planMarket, type RequestPlan } from './intent-plan.ts';
 import { createPlanSigner, intentOfPlan, isTriggerCreation, planOfRequest, requestStampOf, type PlanSigner } from './intent-signer.ts';
 import { journalHistory, readJournalRecords } from './journal-history.ts';
 import { summarizeIntent, type FinalStatus, type JournalRecordInput, type ResolvedHow } from './journal-record.ts';
@@ -53,6 +53,7 @@ import type { LateResponse, SubmitAnswer, TransportConnectionEvent, TransportOut
 import { createRiskCheck, type RiskCheck } from './risk/risk-check.ts';
 import { riskLimits } from './risk/risk-limits.ts';
 import { AccountTruth, DEFAULT_ACCOUNT_READ_MS } from './account-truth.ts';
+import { UserDataPoller } from './engine/user-data-poller.ts';
 
 /** Default seconds a signed intent stays valid. */
 export const DEFAULT_DEADLINE_SEC = 60;
@@ -86,30 +87,10 @@ const FINAL_READ_MS = 2_000;
 const MAX_RESENDS = 6;
 /** A resend needs at least this much of its deadline left; otherwise the intent is signed anew. */
 const RESEND_MIN_DEADLINE_LEFT_MS = 5_000;
-/** Order events older than this are dropped from the reconciliation index. */
-const EVIDENCE_KEEP_MS = 10 * 60_000;
 /** The relay code (of a rejection, or a revert's reason) of a slot that did not hold the expected order. */
 const STALE_SLOT_CODE: RelayErrorCodeName = 'EXPECTED_ORDER_ID_MISMATCH';
 /** The revert code of an order the block's book refused (post-only would cross, FOK unfilled). */
 const MARKET_MOVED_CODE: RelayErrorCodeName = 'INVALID_ORDER';
-
-/**
- * A market whose slot view proved stale (an intent expected an order its slot no longer held):
- * its slot-bound intents wait until an active-orders read after `since` changed the view, or
- * `staleViewHoldMs` passed.
- */
-interface StaleView {
-  readonly since: number;
-  /** The slots' order ids when it was found stale (viewKey). */
-  readonly view: string;
-  /** An active-orders read started after `since` was applied. */
-  refreshed: boolean;
-}
-
-/** Whether a plan names slots by the orders they hold, so a stale view of them makes it revert. */
-function bindsSlots(plan: RequestPlan): plan is Exclude<RequestPlan, { readonly kind: 'cancel-trigger' }> {
-  return plan.kind === 'replace' || (plan.kind === 'batch' && plan.cancelSlots.length > 0);
-}
 
 interface Aggregate {
   readonly intent: Intent;
@@ -226,7 +207,6 @@ class Engine implements ExecutionEngine {
   readonly #tracker: InFlightTracker;
   readonly #signer: PlanSigner;
   readonly #evidence = new TxEvidence();
-  readonly #seenEvents = new SeenKeys();
   readonly #reports = new Subject<IntentReport>();
   readonly #stats: BehaviorSubject<EngineStats>;
   readonly #subscriptions = new Subscription();
@@ -266,20 +246,9 @@ class Engine implements ExecutionEngine {
   /** The newest CONFIRMED transaction: when its receipt is gone, the venue's chain was reset (reconciler.ts). */
   #witness: Hex | undefined;
 
-  #pollTimer: Subscription | undefined;
-  #pollDue = Number.POSITIVE_INFINITY;
-  #polling: Promise<void> | undefined;
-  #pollAgain = false;
-  #eventsCursorMs = 0;
-  /** When the last poll that read the order events began (every event older than its lag was seen). */
-  #lastPollOkAt = 0;
+  readonly #poller: UserDataPoller;
   /** The account's ledger across runs and its balances on the chain. */
   readonly #accountTruth: AccountTruth;
-  /** Where the first order-events read started: no read goes back further (older events are not this run's). */
-  #eventsFloorMs = 0;
-  #nextActiveAt = 0;
-  /** Markets whose slot view proved stale; those not yet `refreshed` get their active orders read at the next poll. */
-  readonly #staleViews = new Map<Address, StaleView>();
 
   /** CONFIRMED outcomes not yet given to the portfolio (see #flushConfirmations), in nonce order. */
   readonly #confirmations: PendingConfirmation[] = [];
@@ -332,6 +301,23 @@ class Engine implements ExecutionEngine {
       accountId: params.accountId,
       authNonce: params.authNonce,
     });
+    this.#poller = new UserDataPoller({
+      clock,
+      logger: this.#log,
+      tuning: this.#tuning,
+      userData: params.userData,
+      portfolio: this.#portfolio,
+      evidence: this.#evidence,
+      live: () => this.#lifecycle === 'running' || this.#lifecycle === 'stopping',
+      busy: () => this.#busy(),
+      reconcile: (passStartedAt) => this.#reconcilePass(passStartedAt),
+      reconcilingSignedAt: () => [...this.#reconciling].map((req) => req.signedAt),
+      afterPass: () => this.#observePnl(),
+      settled: () => {
+        this.#kick();
+        this.#wake();
+      },
+    });
     this.#accountTruth = new AccountTruth(
       { clock, logger: this.#log },
       {
@@ -340,7 +326,7 @@ class Engine implements ExecutionEngine {
         portfolio: this.#portfolio,
         ...(params.chain === undefined ? {} : { chain: params.chain }),
         append: (record) => this.#journal?.append({ kind: 'ledger', ...record }),
-        horizon: () => Math.max(this.#eventsCursorMs, this.#lastPollOkAt - this.#tuning.eventLagMs),
+        horizon: () => this.#poller.eventsSeenBefore(),
         periodMs: this.#tuning.accountReadMs,
       },
     );
@@ -530,8 +516,7 @@ class Engine implements ExecutionEngine {
     const now = clock.now();
     // From the ledger's horizon too: fills made while the bot was down are counted, once.
     const ledgerFrom = this.#accountTruth.restore(journal.restored.ledger);
-    this.#eventsCursorMs = Math.min(oldest ?? now, ledgerFrom ?? now) - this.#tuning.eventsOverlapMs;
-    this.#eventsFloorMs = this.#eventsCursorMs;
+    this.#poller.startFrom(Math.min(oldest ?? now, ledgerFrom ?? now) - this.#tuning.eventsOverlapMs);
     this.#log.info(
       {
         journal: journal.path,
@@ -563,7 +548,7 @@ class Engine implements ExecutionEngine {
     // Stopped while starting: stop() finishes the work.
     if (this.#lifecycle !== 'starting') return;
     this.#lifecycle = 'running';
-    await this.#poll();
+    await this.#poller.poll();
     // On a new journal trading does not wait for the chain (risk reads the ledger; the balances come in
     // meanwhile); on a restart the first read is compared with the checkpoint first.
     await this.#accountTruth.start();
@@ -765,7 +750,7 @@ class Engine implements ExecutionEngine {
         if (intent.type === 'CancelAll') {
           this.#wakeAtTime(ticket.heldUntil ?? ticket.parkedSince + this.#tuning.idWaitMs);
           // A cancel of everything is urgent (the kill switch, a stop): learn the ids now, not at the next poll.
-          this.#requestPoll(0);
+          this.#poller.request(0);
         }
         this.#log.debug({ slots: planned.slots, purpose: intent.purpose }, 'intent waits for the order ids of its slots');
         return;
@@ -774,7 +759,7 @@ class Engine implements ExecutionEngine {
     }
     // A cancel (risk-reducing: the kill switch's, a stop's, a strategy's) never waits for a fresher
     // view: a revert on a stale slot costs it a block, a hold seconds of an order left resting.
-    const heldUntil = ticket.riskReducing ? undefined : this.#staleHold(planned.plan, now);
+    const heldUntil = ticket.riskReducing ? undefined : this.#poller.staleHold(planned.plan, now);
     ticket.heldUntil = heldUntil;
     if (heldUntil !== undefined) {
       ticket.parkedVersion = this.#version;
@@ -969,7 +954,7 @@ class Engine implements ExecutionEngine {
       });
       if (response.candidateTxHash !== null) this.#learnHash(req, response.candidateTxHash);
     }
-    this.#requestPoll(0);
+    this.#poller.request(0);
   }
 
   #learnHash(req: EngineRequest, txHash: string): void {
@@ -982,7 +967,7 @@ class Engine implements ExecutionEngine {
   #onRejected(req: EngineRequest, code: string, message: string, retryable: boolean, retryAfterMs: number | null): void {
     this.#count.rejected += 1;
     // A relay that checks expected ids before sending says what a revert would: the view is stale.
-    if (code === STALE_SLOT_CODE) this.#onStaleView(req);
+    if (code === STALE_SLOT_CODE) this.#poller.onStaleView(req.requestId, req.plan);
     // A rate limit with its wait is the venue pacing the bot, not a failure: the intent goes again after it.
     else if (!(code === 'RATE_LIMITED' && retryable)) this.killSwitch.recordFailure();
     this.#finish(req, { how: 'rejected', status: 'REJECTED', reason: short(`${code}: ${message}`, 1024) });
@@ -1095,7 +1080,7 @@ class Engine implements ExecutionEngine {
     // revert is the block's book at work (a post-only order that would cross, a FOK it cannot
     // fill): the market moved under an in-flight request, not a fault of the bot.
     const marketMoved = revertCode === MARKET_MOVED_CODE;
-    if (staleSlot) this.#onStaleView(req);
+    if (staleSlot) this.#poller.onStaleView(req.requestId, req.plan);
     // Queued before the request leaves the unresolved set, so the flush sees it in nonce order.
     const market = req.plan === undefined ? undefined : planMarket(req.plan);
     const queued = status === 'CONFIRMED' && market !== undefined;
@@ -1114,7 +1099,7 @@ class Engine implements ExecutionEngine {
       this.#count.confirmed += 1;
       if (this.#fence === undefined || req.nonce > this.#fence.nonce) this.#fence = { nonce: req.nonce, atMs: this.#context.clock.now() };
       if (hash !== undefined) this.#witness = hash;
-      if (req.plan !== undefined && req.plan.kind !== 'cancel-trigger') this.#requestPoll(this.#tuning.pollMs);
+      if (req.plan !== undefined && req.plan.kind !== 'cancel-trigger') this.#poller.request(this.#tuning.pollMs);
     } else if (status === 'REVERTED') {
       this.#count.reverted += 1;
       if (staleSlot) this.#count.staleSlotReverts += 1;
@@ -1122,7 +1107,7 @@ class Engine implements ExecutionEngine {
     } else {
       this.#count.dropped += 1;
     }
-    // A stale-slot revert is news the engine handles (#onStaleView), not an error: debug, and counted
+    // A stale-slot revert is news the engine handles (the poller's onStaleView), not an error: debug, and counted
     // in `staleSlotReverts` (the run's status line and summary).
     const code = status === 'REVERTED' ? revertCode : status === 'DROPPED' ? drop.code : undefined;
     if (status !== 'CONFIRMED') this.#log[staleSlot ? 'debug' : 'info']({ requestId: req.requestId, status, code, reason, how }, 'request not executed');
@@ -1218,7 +1203,7 @@ class Engine implements ExecutionEngine {
       this.#reconciling.add(req);
     }
     if (gating !== undefined && req.gating === undefined) req.gating = gating;
-    this.#requestPoll(0);
+    this.#poller.request(0);
     this.#publish();
   }
 
@@ -1259,8 +1244,8 @@ class Engine implements ExecutionEngine {
         this.#log.info({ connectionId: event.connectionId, reconciling: this.#reconciling.size }, 'relay connection open');
         // After a drop the venue may have lost orders (a restart): its active orders are read at once.
         if (event.previous !== undefined) {
-          this.#nextActiveAt = 0;
-          this.#requestPoll(0);
+          this.#poller.readActiveOrdersNext();
+          this.#poller.request(0);
         }
         this.#kick();
         break;
@@ -1274,123 +1259,10 @@ class Engine implements ExecutionEngine {
 
   // ---- user data and reconciliation ----------------------------------------------------------
 
-  /**
-   * An intent of `req`'s market expected an order that its slot no longer held: a fill or cancel
-   * the order events have not brought yet (the API caches them). Not a failure: the orders it
-   * expected are doubted (an active-orders read without them proves them ended), the market's
-   * active orders are read at once, and its slot-bound intents wait for that fresher view.
-   */
-  #onStaleView(req: EngineRequest): void {
-    const plan = req.plan;
-    if (plan === undefined || plan.kind === 'cancel-trigger') return;
-    const market = plan.market.toLowerCase() as Address;
-    const now = this.#context.clock.now();
-    this.#portfolio.doubtOrders(market, planCancelledIds(plan), now);
-    this.#staleViews.set(market, { since: now, view: this.#viewKey(market), refreshed: false });
-    this.#log.debug({ requestId: req.requestId, market }, 'a slot no longer held the expected order: reading the active orders before the next slot-bound intent');
-    this.#requestPoll(0);
-  }
-
-  /** Until when a plan waits for a fresh view of its market's slots (undefined: it may go now). */
-  #staleHold(plan: RequestPlan, now: number): number | undefined {
-    if (!bindsSlots(plan)) return undefined;
-    const market = plan.market.toLowerCase() as Address;
-    const stale = this.#staleViews.get(market);
-    if (stale === undefined) return undefined;
-    const until = stale.since + this.#tuning.staleViewHoldMs;
-    if (now < until && !(stale.refreshed && this.#viewKey(market) !== stale.view)) return until;
-    this.#staleViews.delete(market);
-    return undefined;
-  }
-
-  /** The market's slots as the order ids they hold, comparable. */
-  #viewKey(market: Address): string {
-    return this.#portfolio.slotOrderIds(market).join(',');
-  }
-
-  #requestPoll(delayMs: number): void {
-    if (this.#lifecycle !== 'running' && this.#lifecycle !== 'stopping') return;
-    const due = this.#context.clock.now() + delayMs;
-    if (this.#pollTimer !== undefined && this.#pollDue <= due) return;
-    this.#pollTimer?.unsubscribe();
-    this.#pollDue = due;
-    this.#pollTimer = this.#context.clock.scheduler.schedule(() => {
-      this.#pollTimer = undefined;
-      this.#pollDue = Number.POSITIVE_INFINITY;
-      void this.#poll();
-    }, Math.max(0, delayMs));
-  }
-
+  /** Work in hand (requests, waiting intents, resting orders): the poller then polls every `pollMs`. */
   #busy(): boolean {
     if (this.#requests.size > 0 || this.#parked.length > 0 || this.#queue.size > 0) return true;
     return this.#portfolio.markets().some((market) => this.#portfolio.state(market).orders.length > 0);
-  }
-
-  /** One pass: order events (and now and then active orders) into the portfolio, then reconciliation. */
-  #poll(): Promise<void> {
-    if (this.#polling !== undefined) {
-      this.#pollAgain = true;
-      return this.#polling;
-    }
-    this.#polling = this.#pollOnce().finally(() => {
-      this.#polling = undefined;
-      if (this.#lifecycle === 'running' || this.#lifecycle === 'stopping') {
-        this.#requestPoll(this.#pollAgain ? 0 : this.#busy() ? this.#tuning.pollMs : this.#tuning.idlePollMs);
-      }
-      this.#pollAgain = false;
-      this.#kick();
-      this.#wake();
-    });
-    return this.#polling;
-  }
-
-  async #pollOnce(): Promise<void> {
-    const { clock } = this.#context;
-    const { userData } = this.#params;
-    const startedAt = clock.now();
-    try {
-      const everyMarket = startedAt >= this.#nextActiveAt;
-      // With the active orders, the read goes back eventsLookbackMs: an event the index shows late,
-      // behind newer ones (before the cursor by then), is still found.
-      const lookbackFrom = startedAt - this.#tuning.eventsLookbackMs;
-      const fromMs = everyMarket ? Math.max(this.#eventsFloorMs, Math.min(this.#eventsCursorMs, lookbackFrom)) : this.#eventsCursorMs;
-      const read = await userData.orderEventsSince(fromMs);
-      this.#lastPollOkAt = startedAt;
-      // Each read overlaps the last: only new events go on (the portfolio would recompute for nothing),
-      // and only theirs are dated.
-      let newest = Number.NEGATIVE_INFINITY;
-      const events = read.filter((event) => {
-        const key = orderEventKey(event);
-        if (this.#seenEvents.has(key)) return false;
-        const at = Date.parse(event.blockTimestamp);
-        this.#seenEvents.add(key, at);
-        if (at > newest) newest = at;
-        return true;
-      });
-      this.#evidence.add(events);
-      if (events.length > 0) this.#portfolio.applyOrderEvents(events);
-      // Kept for the next lookback too, so that it hands on only what is new.
-      this.#seenEvents.prune(Math.min(this.#eventsCursorMs - this.#tuning.eventsOverlapMs, lookbackFrom));
-      if (Number.isFinite(newest)) this.#eventsCursorMs = Math.max(this.#eventsCursorMs, newest - this.#tuning.eventsOverlapMs);
-      if (everyMarket) this.#nextActiveAt = startedAt + this.#tuning.activeOrdersEveryMs;
-      const unrefreshed: Address[] = [];
-      for (const [market, stale] of this.#staleViews) if (!stale.refreshed) unrefreshed.push(market);
-      for (const market of everyMarket ? this.#portfolio.markets() : unrefreshed) {
-        const orders = await userData.activeOrders(market);
-        const stale = this.#staleViews.get(market);
-        // Before applying: the state change it causes wakes the intents the stale view holds. A read
-        // that started before the view proved stale may miss what made it so: the next poll reads again.
-        if (stale !== undefined && startedAt >= stale.since) stale.refreshed = true;
-        this.#portfolio.applyActiveOrders(market, orders, { asOfMs: startedAt });
-      }
-    } catch (error) {
-      this.#log.warn({ err: error }, 'user data poll failed');
-    }
-    await this.#reconcilePass(startedAt);
-    let keepFrom = clock.now() - EVIDENCE_KEEP_MS;
-    for (const req of this.#reconciling) keepFrom = Math.min(keepFrom, req.signedAt - EVIDENCE_KEEP_MS);
-    this.#evidence.prune(keepFrom);
-    this.#observePnl();
   }
 
   async #reconcilePass(passStartedAt: number): Promise<void> {
@@ -1519,7 +1391,7 @@ class Engine implements ExecutionEngine {
       this.#stopSweep = true;
       this.#sweep();
     }
-    this.#requestPoll(0);
+    this.#poller.request(0);
     this.#kick();
     await this.#waitUntil(() => this.#drained(cancelAll), deadline);
     // The blocks of the last requests (the stop's cancels) may hold fills no read has seen yet: an
@@ -1528,8 +1400,8 @@ class Engine implements ExecutionEngine {
     // Bounded: a venue that does not answer is not waited for (the run says its orders may be open).
     if (this.#journal !== undefined) {
       const settledAt = clock.now();
-      this.#requestPoll(0);
-      await this.#waitUntil(() => this.#lastPollOkAt >= settledAt, Math.min(deadline, settledAt + FINAL_READ_MS));
+      this.#poller.request(0);
+      await this.#waitUntil(() => this.#poller.lastOkAt >= settledAt, Math.min(deadline, settledAt + FINAL_READ_MS));
     }
 
     this.#lifecycle = 'stopped';
@@ -1555,13 +1427,13 @@ class Engine implements ExecutionEngine {
       }
     }
     const unresolved = this.#requests.size;
-    this.#pollTimer?.unsubscribe();
+    this.#poller.stop();
     this.#wakeTimer?.unsubscribe();
     for (const timer of this.#lingering.values()) timer.unsubscribe();
     this.#lingering.clear();
     // Nothing is awaited any more (what is unresolved stays in the journal).
     this.#tracker.reset();
-    await this.#polling?.catch(() => undefined);
+    await this.#poller.inFlight?.catch(() => undefined);
     try {
       await this.#params.transport.stop();
     } catch (error) {
@@ -1691,26 +1563,6 @@ class Engine implements ExecutionEngine {
 
   #publish(): void {
     this.#stats.next(this.#snapshot());
-  }
-}
-
-/** Keys seen, with a time each, forgotten once older than a cut-off. */
-class SeenKeys {
-  readonly #at = new Map<string, number>();
-
-  has(key: string): boolean {
-    return this.#at.has(key);
-  }
-
-  /** True when `key` is new (and remembers it). */
-  add(key: string, atMs: number): boolean {
-    if (this.#at.has(key)) return false;
-    this.#at.set(key, atMs);
-    return true;
-  }
-
-  prune(beforeMs: number): void {
-    for (const [key, at] of this.#at) if (at < beforeMs) this.#at.delete(key);
   }
 }
 
