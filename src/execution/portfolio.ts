@@ -1,10 +1,12 @@
 /**
  * The execution engine's state per market: orders by maker slot and by id, fills, position and
  * balances, realized and unrealized PnL and fees, kept from two sources and exposed as RxJS streams
- * and synchronous getters. The fills and what they add up to are each market's fill ledger's
- * (`portfolio/fill-ledger.ts`), the token balances `portfolio/token-balances.ts`'s; this file
- * keeps the pending placements, the order registry (ids, slots and the slot replay's bookkeeping,
- * `slot-replay.ts`), the translation of events into facts for them, and the published state.
+ * and synchronous getters. Its parts, in `portfolio/`: the engine's requests in flight and until
+ * they settle (`pending-placements.ts`), each market's fill ledger (`fill-ledger.ts`), the token
+ * balances (`token-balances.ts`) and each market's published state (`market-state-projection.ts`).
+ * This file keeps the order registry (orders by id and slot, the slot replay's bookkeeping,
+ * `slot-replay.ts`, and its upkeep: binding, settling, pruning, retiring), the translation of
+ * events and outcomes into facts for the parts, and one derivation per change.
  *
  * Sources:
  * - What the engine itself knows: `markPending(requestId, intent)` when it signs an intent,
@@ -41,28 +43,29 @@
  * to nothing per change (their ids bind when their transaction's created events arrive).
  *
  * Balances: `setBalance(token, raw, asOfMs)` sets a baseline that the fills after `asOfMs` move;
- * the live orders' locks are computed here with the orders and handed to the balances.
+ * the live orders' locks are summed by the projection with the orders and handed to the balances.
  *
- * Why still this size: the pending placements, the order registry and the published state share
- * the slot replay's bookkeeping (one derivation per change); issue 17 splits them next, the state
- * behind a read-only view.
+ * Why still this size: the order registry's binding, liveness rules and slot upkeep share one
+ * market book and one walk of its open orders per change.
  */
 import { BaseError } from '../core/base-error.ts';
-import { BehaviorSubject, Subject, type Observable } from 'rxjs';
+import { Subject, type Observable } from 'rxjs';
 import type { Clock } from '../core/clock.ts';
 import { UINT64_MAX } from '../core/units.ts';
-import { MAKER_SLOTS, type OrderSide, type TimeInForce } from '../protocol/constants.ts';
+import { MAKER_SLOTS, type OrderSide } from '../protocol/constants.ts';
 import type { Address, Hex } from '../protocol/encoding.ts';
 import type { ActiveOrder, OrderEvent } from '../protocol/user-data.ts';
 import type { Intent } from '../strategy/intents.ts';
-import { amountScale, restingLockRaw, type AmountScale, type MarketSpec } from '../protocol/market-spec.ts';
+import { amountScale, type AmountScale, type MarketSpec } from '../protocol/market-spec.ts';
 import type { LedgerCheckpoint } from './account-ledger.ts';
-import { FillLedger, fillKey, fillOf, NOTHING_CARRIED, type CarriedLedger, type Fill, type FillFacts, type FillRecord, type PnL } from './portfolio/fill-ledger.ts';
-import { sameBalance, TokenBalances, type TokenBalance } from './portfolio/token-balances.ts';
-import { blankRecord, minDefined, movesSlots, replaySlots, type CancelTarget, type NewOrder, type OrderRecord, type Placement, type SlotReplayContext } from './slot-replay.ts';
+import { FillLedger, fillKey, fillOf, type CarriedLedger, type Fill, type FillFacts, type FillRecord, type PnL } from './portfolio/fill-ledger.ts';
+import { MarketStateProjection, publishStates, type MarketState, type PendingOrder, type PortfolioOrder } from './portfolio/market-state-projection.ts';
+import { PendingPlacements, type RequestStatus } from './portfolio/pending-placements.ts';
+import { TokenBalances, type TokenBalance } from './portfolio/token-balances.ts';
+import { blankRecord, minDefined, movesSlots, replaySlots, type OrderRecord, type Placement, type SlotReplayContext } from './slot-replay.ts';
 
 // The parts' names stay importable from here: callers see one portfolio.
-export { fillKey, type CarriedLedger, type Fill, type PnL, type TokenBalance };
+export { fillKey, type CarriedLedger, type Fill, type MarketState, type PendingOrder, type PnL, type PortfolioOrder, type RequestStatus, type TokenBalance };
 
 /** 1e18: fillPrice (rule 4). */
 const FIXED18 = 10n ** 18n;
@@ -70,76 +73,6 @@ const FIXED18 = 10n ** 18n;
 export const DEFAULT_SETTLE_MS = 30_000;
 /** An order created this shortly before an active-orders snapshot may be missing from it (indexing lag). */
 export const DEFAULT_ACTIVE_ORDERS_GRACE_MS = 5_000;
-
-/** What the engine learned about a signed request. */
-export type RequestStatus = 'BROADCAST' | 'CONFIRMED' | 'REVERTED' | 'DROPPED' | 'REJECTED' | 'UNKNOWN';
-
-/** A live order of the account. */
-export interface PortfolioOrder {
-  readonly market: Address;
-  /** Stable within the run: `id:<orderId>`, or `req:<requestId>:<index>` while the id is not known. */
-  readonly key: string;
-  /** The venue's order id; undefined between the CONFIRMED outcome and the order's events. */
-  readonly orderId: bigint | undefined;
-  /** Maker slot 0..61; undefined when it cannot be known (an order placed outside this engine). */
-  readonly slot: number | undefined;
-  readonly side: OrderSide;
-  /** Price units. */
-  readonly price: bigint;
-  /** Size units, as placed. */
-  readonly size: bigint;
-  /** Size units still open. */
-  readonly remaining: bigint;
-  /** The engine request that placed it, when known. */
-  readonly requestId: string | undefined;
-}
-
-/** An order of a request in flight (signed, no terminal outcome yet): not live. */
-export interface PendingOrder {
-  readonly requestId: string;
-  readonly side: OrderSide;
-  readonly price: bigint;
-  readonly size: bigint;
-  readonly tif: TimeInForce;
-  /** The slot of a ReplaceSlots op. */
-  readonly slot: number | undefined;
-}
-
-export interface MarketState {
-  readonly market: Address;
-  readonly symbol: string;
-  /** Live orders, by slot then by id (orders of unknown slot last). */
-  readonly orders: readonly PortfolioOrder[];
-  /** MAKER_SLOTS entries: the live order in each slot, or null. */
-  readonly slots: readonly (PortfolioOrder | null)[];
-  /** Orders of requests in flight (not live). */
-  readonly pending: readonly PendingOrder[];
-  /** Requests in flight that touch this market. */
-  readonly pendingRequests: number;
-  /**
-   * Size units, signed (long > 0): the account's position, the sum of its signed fills: those this
-   * run learned and those `carried` over from earlier runs (the journal's ledger).
-   */
-  readonly position: bigint;
-  /** Raw quote units: the cost of the open position (negative for a short), carried over included. */
-  readonly costBasis: bigint;
-  /** Raw quote units, average cost, gross of fees, carried over included. */
-  readonly realizedPnl: bigint;
-  /** Raw quote units paid in fees, carried over included. */
-  readonly fees: bigint;
-  /** What earlier runs left (the journal's ledger checkpoint; zeros for a new journal). */
-  readonly carried: CarriedLedger;
-  /** Fills learned in this run (those after the carried ledger); the volumes and flows below are theirs. */
-  readonly fillCount: number;
-  /** Size units bought and sold; raw quote paid and received (before fees). */
-  readonly volume: { readonly bought: bigint; readonly sold: bigint; readonly quotePaid: bigint; readonly quoteReceived: bigint };
-  /** Raw units the fills of this market moved: base, and quote including fees. */
-  readonly flows: { readonly base: bigint; readonly quote: bigint };
-  /** Raw units locked by this market's live orders. */
-  readonly locked: { readonly base: bigint; readonly quote: bigint };
-  /** Account balances of the market's tokens, once a baseline was set. */
-  readonly balances: { readonly base: TokenBalance | undefined; readonly quote: TokenBalance | undefined };
-}
 
 /** What became of one applied event or snapshot entry. */
 export type ApplyResult =
@@ -204,33 +137,11 @@ interface MarketBook {
   readonly awaiting: Map<Hex, Placement[]>;
   snapshot: { readonly asOf: number; readonly ids: ReadonlySet<bigint>; readonly txs: ReadonlySet<Hex> } | undefined;
   table: (OrderRecord | null)[];
-  readonly subject: BehaviorSubject<MarketState>;
+  readonly projection: MarketStateProjection;
   dirty: boolean;
 }
 
 const compareBig = (a: bigint, b: bigint): number => (a < b ? -1 : a > b ? 1 : 0);
-
-function emptyState(spec: MarketSpec): MarketState {
-  return {
-    market: spec.address,
-    symbol: spec.symbol,
-    orders: [],
-    slots: new Array<PortfolioOrder | null>(MAKER_SLOTS).fill(null),
-    pending: [],
-    pendingRequests: 0,
-    position: 0n,
-    costBasis: 0n,
-    realizedPnl: 0n,
-    fees: 0n,
-    carried: NOTHING_CARRIED,
-    fillCount: 0,
-    volume: { bought: 0n, sold: 0n, quotePaid: 0n, quoteReceived: 0n },
-    flows: { base: 0n, quote: 0n },
-    locked: { base: 0n, quote: 0n },
-    balances: { base: undefined, quote: undefined },
-  };
-}
-
 
 /**
  * The portfolio. Create it with `createPortfolio`.
@@ -248,17 +159,15 @@ export class Portfolio {
   readonly #settleMs: number;
   readonly #graceMs: number;
   readonly #markets = new Map<Address, MarketBook>();
-  readonly #requests = new Map<string, Placement>();
-  /** The tracked requests still in flight (status pending), in the order they were marked. */
-  readonly #inFlight = new Set<Placement>();
-  readonly #txPlacement = new Map<Hex, Placement>();
+  readonly #projections: MarketStateProjection[] = [];
+  /** The engine's requests, in flight and until their slots settle. */
+  readonly #requests: PendingPlacements;
   /** Earliest block time seen per transaction hash. */
   readonly #txTime = new Map<Hex, number>();
   readonly #balances: TokenBalances;
   readonly #fills$ = new Subject<Fill>();
   /** Fills applied since the last flush; emitted with their liquidity as it stands then. */
   #newFills: FillRecord[] = [];
-  #confirmSeq = 0;
   readonly #replayContexts = new Map<MarketBook, { -readonly [K in keyof SlotReplayContext]: SlotReplayContext[K] }>();
 
   constructor(context: PortfolioContext, params: PortfolioParameters) {
@@ -266,8 +175,17 @@ export class Portfolio {
     this.#settleMs = params.settleMs ?? DEFAULT_SETTLE_MS;
     this.#graceMs = params.activeOrdersGraceMs ?? DEFAULT_ACTIVE_ORDERS_GRACE_MS;
     this.#balances = new TokenBalances(params.markets);
+    this.#requests = new PendingPlacements(context.clock, {
+      tracked: (market, requestId) => this.#trackedMarket(market, requestId).spec.address,
+      all: () => this.#markets.keys(),
+      table: (market) => this.#book(market).table,
+      target: (market, slot, expected) => this.#target(this.#book(market), slot, expected),
+    });
     for (const spec of params.markets) {
       const scale = amountScale(spec);
+      const ledger = new FillLedger(spec, scale, this.#balances.flow);
+      const projection = new MarketStateProjection(spec, scale, ledger);
+      this.#projections.push(projection);
       this.#markets.set(spec.address, {
         spec,
         scale,
@@ -277,14 +195,14 @@ export class Portfolio {
         slotted: new Set(),
         closed: [],
         retired: new Set(),
-        ledger: new FillLedger(spec, scale, this.#balances.flow),
+        ledger,
         placements: [],
         movers: [],
         binding: new Set(),
         awaiting: new Map(),
         snapshot: undefined,
         table: new Array<OrderRecord | null>(MAKER_SLOTS).fill(null),
-        subject: new BehaviorSubject(emptyState(spec)),
+        projection,
         dirty: false,
       });
     }
@@ -304,12 +222,12 @@ export class Portfolio {
 
   /** The current state of `market`. */
   state(market: Address): MarketState {
-    return this.#book(market).subject.getValue();
+    return this.#book(market).projection.current;
   }
 
   /** The state of `market`: the current value at once, then every change. */
   state$(market: Address): Observable<MarketState> {
-    return this.#book(market).subject.asObservable();
+    return this.#book(market).projection.changes;
   }
 
   /** Every new fill (duplicates never), in the order they were learned. */
@@ -364,9 +282,7 @@ export class Portfolio {
     if (this.#requests.has(requestId)) {
       throw new BaseError('PORTFOLIO_REQUEST_CONFLICT', `request ${requestId} is already tracked`, { details: { requestId } });
     }
-    const placement = this.#placementOf(requestId, intent, options.expectedOrderIds);
-    this.#requests.set(requestId, placement);
-    this.#inFlight.add(placement);
+    const placement = this.#requests.mark(requestId, intent, options.expectedOrderIds);
     for (const market of placement.markets) this.#book(market).dirty = true;
     this.#flush();
   }
@@ -381,29 +297,9 @@ export class Portfolio {
    * - REVERTED, DROPPED, REJECTED: nothing of it happened; it is forgotten.
    */
   applyOutcome(requestId: string, status: RequestStatus, details: OutcomeDetails = {}): boolean {
-    const placement = this.#requests.get(requestId);
-    if (placement === undefined || placement.status !== 'pending') return false;
-    const txHash = details.txHash?.toLowerCase() as Hex | undefined;
-    if (txHash !== undefined && placement.txHash === undefined) {
-      placement.txHash = txHash;
-      this.#txPlacement.set(txHash, placement);
-    }
-    switch (status) {
-      case 'BROADCAST':
-      case 'UNKNOWN':
-        break;
-      case 'CONFIRMED':
-        this.#inFlight.delete(placement);
-        this.#confirm(placement);
-        break;
-      case 'REVERTED':
-      case 'DROPPED':
-      case 'REJECTED':
-        this.#inFlight.delete(placement);
-        this.#requests.delete(requestId);
-        if (placement.txHash !== undefined && this.#txPlacement.get(placement.txHash) === placement) this.#txPlacement.delete(placement.txHash);
-        break;
-    }
+    const placement = this.#requests.applyOutcome(requestId, status, details.txHash?.toLowerCase() as Hex | undefined);
+    if (placement === undefined) return false;
+    if (status === 'CONFIRMED') this.#confirm(placement);
     for (const market of placement.markets) this.#book(market).dirty = true;
     this.#flush();
     return true;
@@ -599,62 +495,8 @@ export class Portfolio {
     return this.#record(book, expected, undefined);
   }
 
-  #placementOf(requestId: string, intent: Intent, expected: readonly bigint[] | undefined): Placement {
-    // Object.assign, not `{ ...base, more }`: that spread costs microseconds per placement.
-    const base = {
-      requestId,
-      status: 'pending' as const,
-      signedAt: this.#clock.now(),
-      txHash: undefined,
-      confirmedAt: 0,
-      confirmSeq: 0,
-      records: [],
-      unsettledIn: new Set<Address>(),
-    };
-    switch (intent.type) {
-      case 'PlaceAndCancel': {
-        const book = this.#trackedMarket(intent.market, requestId);
-        return Object.assign({}, base, {
-          markets: new Set([book.spec.address]),
-          market: book.spec.address,
-          newOrders: intent.orders.map((order) => ({ side: order.side, price: order.price, size: order.size, tif: order.tif, slot: undefined })),
-          cancels: intent.cancelSlots.map((slot, i) => ({ market: book.spec.address, slot, target: this.#target(book, slot, expected?.[i]) })),
-        });
-      }
-      case 'ReplaceSlots': {
-        const book = this.#trackedMarket(intent.market, requestId);
-        const newOrders: NewOrder[] = [];
-        for (const op of intent.ops) {
-          if (op.kind === 'place') newOrders.push({ side: op.side, price: op.price, size: op.size, tif: 'GTC', slot: op.slotIdx });
-        }
-        return Object.assign({}, base, {
-          markets: new Set([book.spec.address]),
-          market: book.spec.address,
-          newOrders,
-          cancels: intent.ops.map((op, i) => ({ market: book.spec.address, slot: op.slotIdx, target: this.#target(book, op.slotIdx, expected?.[i]) })),
-        });
-      }
-      case 'CancelAll': {
-        const books = intent.market === undefined ? [...this.#markets.values()] : [this.#trackedMarket(intent.market, requestId)];
-        const cancels: CancelTarget[] = [];
-        for (const book of books) {
-          book.table.forEach((record, slot) => {
-            if (record !== null) cancels.push({ market: book.spec.address, slot, target: record });
-          });
-        }
-        return Object.assign({}, base, { markets: new Set(books.map((book) => book.spec.address)), market: undefined, newOrders: [], cancels });
-      }
-      case 'CancelTrigger':
-      case 'CreateBatchTrigger':
-      case 'CreateReplaceTrigger':
-        return Object.assign({}, base, { markets: new Set<Address>(), market: undefined, newOrders: [], cancels: [] });
-    }
-  }
-
+  /** Takes a placement just confirmed into the registry: its cancels, its records, its markets' replays. */
   #confirm(placement: Placement): void {
-    placement.status = 'confirmed';
-    placement.confirmedAt = this.#clock.now();
-    placement.confirmSeq = ++this.#confirmSeq;
     for (const cancel of placement.cancels) {
       if (cancel.target !== undefined && cancel.target.canceledBy === undefined) cancel.target.canceledBy = placement;
     }
@@ -680,7 +522,7 @@ export class Portfolio {
       if (movesSlots(placement, marketAddress)) book.movers.push(placement);
       placement.unsettledIn.add(marketAddress);
     }
-    if (placement.newOrders.length === 0 && placement.cancels.length === 0) this.#requests.delete(placement.requestId);
+    if (placement.newOrders.length === 0 && placement.cancels.length === 0) this.#requests.forget(placement);
   }
 
   // ---- internals: events ------------------------------------------------------------------------
@@ -810,7 +652,7 @@ export class Portfolio {
     if (created !== undefined) return created === tx ? 'taker' : 'maker';
     // The order's creation not seen yet (its event late): a fill in one of our own placement
     // transactions is of an order that transaction created, which took liquidity as it came.
-    return this.#txPlacement.has(tx) ? 'taker' : 'maker';
+    return this.#requests.ofTransaction(tx) !== undefined ? 'taker' : 'maker';
   }
 
   #refreshLiquidity(book: MarketBook, record: OrderRecord): void {
@@ -825,7 +667,7 @@ export class Portfolio {
   /** A pending placement's transaction holds this record's creation: not live until CONFIRMED. */
   #held(record: OrderRecord): boolean {
     if (record.placement !== undefined || record.createdTx === undefined) return false;
-    return this.#txPlacement.get(record.createdTx)?.status === 'pending';
+    return this.#requests.ofTransaction(record.createdTx)?.status === 'pending';
   }
 
   #remaining(record: OrderRecord): bigint {
@@ -939,7 +781,7 @@ export class Portfolio {
   #claimTransaction(book: MarketBook, placement: Placement): void {
     const groups = new Map<Hex, OrderRecord[]>();
     for (const [tx, records] of book.createdIn) {
-      if (this.#txPlacement.has(tx)) continue;
+      if (this.#requests.ofTransaction(tx) !== undefined) continue;
       const list = [...records].filter((record) => record.placement === undefined && record.orderId !== undefined);
       if (list.length > 0) groups.set(tx, list);
     }
@@ -955,8 +797,7 @@ export class Portfolio {
       .sort((a, b) => a.at - b.at || (a.tx < b.tx ? -1 : 1));
     const chosen = candidates[0];
     if (chosen === undefined) return;
-    placement.txHash = chosen.tx;
-    this.#txPlacement.set(chosen.tx, placement);
+    this.#requests.bindTransaction(placement, chosen.tx);
   }
 
   /** The provisional record of a placement takes over the facts of the id record `from`. */
@@ -1020,8 +861,7 @@ export class Portfolio {
         }
       }
       if (placement.unsettledIn.size > 0) continue;
-      this.#requests.delete(placement.requestId);
-      if (placement.txHash !== undefined && this.#txPlacement.get(placement.txHash) === placement) this.#txPlacement.delete(placement.txHash);
+      this.#requests.forget(placement);
     }
   }
 
@@ -1057,20 +897,6 @@ export class Portfolio {
     }
   }
 
-  #view(book: MarketBook, record: OrderRecord, slot: number | undefined): PortfolioOrder {
-    return {
-      market: book.spec.address,
-      key: record.orderId !== undefined ? `id:${record.orderId}` : `req:${record.placement?.requestId}:${record.index}`,
-      orderId: record.orderId,
-      slot,
-      side: record.side,
-      price: record.price,
-      size: record.size,
-      remaining: this.#remaining(record),
-      requestId: record.placement?.requestId,
-    };
-  }
-
   /**
    * The replay's view of `book`, made once (closures and an object per compute cost more than the
    * replay's work): the book's lists (changed in place, never replaced) and readers.
@@ -1084,7 +910,7 @@ export class Portfolio {
         movers: book.movers,
         slotted: book.slotted,
         inFlightSince,
-        placementOf: (tx) => this.#txPlacement.get(tx),
+        placementOf: (tx) => this.#requests.ofTransaction(tx),
         placementTime: (placement) => this.#placementTime(placement),
         terminal: (record) => this.#terminal(book, record),
         live: (record) => this.#live(book, record),
@@ -1100,17 +926,13 @@ export class Portfolio {
   #compute(book: MarketBook): MarketState {
     this.#bind(book);
     let inFlightSince = Number.POSITIVE_INFINITY;
-    for (const request of this.#inFlight) {
+    for (const request of this.#requests.inFlight) {
       if (request.markets.has(book.spec.address)) inFlightSince = Math.min(inFlightSince, request.signedAt - this.#settleMs);
     }
     const { table, assigned, freedIn } = replaySlots(this.#replayContext(book, inFlightSince));
     book.table = table;
     const slotOf = new Map<OrderRecord, number>();
     for (let slot = 0; slot < table.length; slot++) if (table[slot]) slotOf.set(table[slot]!, slot);
-    const orders: PortfolioOrder[] = [];
-    const slots = new Array<PortfolioOrder | null>(MAKER_SLOTS).fill(null);
-    let lockBase = 0n;
-    let lockQuote = 0n;
     for (const record of book.open) {
       const terminal = this.#terminal(book, record);
       if (terminal && !this.#pinned(record)) {
@@ -1118,50 +940,13 @@ export class Portfolio {
         book.closed.push({ record, at: this.#clock.now() });
         continue;
       }
-      if (!this.#live(book, record, terminal)) continue;
-      const slot = slotOf.get(record);
-      const view = this.#view(book, record, slot);
-      orders.push(view);
-      if (slot !== undefined) slots[slot] = view;
-      const lock = restingLockRaw(book.spec, book.scale, record.side, record.price, view.remaining);
-      if (record.side === 'BUY') lockQuote += lock;
-      else lockBase += lock;
+      if (this.#live(book, record, terminal)) book.projection.addOrder(record, slotOf.get(record), this.#remaining(record));
     }
-    orders.sort((a, b) => (a.slot ?? MAKER_SLOTS) - (b.slot ?? MAKER_SLOTS) || compareBig(a.orderId ?? UINT64_MAX, b.orderId ?? UINT64_MAX) || (a.key < b.key ? -1 : 1));
-    this.#balances.setLocked(book.spec.address, lockBase, lockQuote);
+    const state = book.projection.build(this.#requests.inFlight);
+    this.#balances.setLocked(book.spec.address, state.locked.base, state.locked.quote);
     this.#settle(book, assigned, freedIn);
     this.#retire(book);
-
-    const pending: PendingOrder[] = [];
-    let pendingRequests = 0;
-    for (const placement of this.#inFlight) {
-      if (!placement.markets.has(book.spec.address)) continue;
-      pendingRequests++;
-      if (placement.market !== book.spec.address) continue;
-      for (const order of placement.newOrders) {
-        pending.push({ requestId: placement.requestId, side: order.side, price: order.price, size: order.size, tif: order.tif, slot: order.slot });
-      }
-    }
-    const { ledger } = book;
-    const position = ledger.position;
-    return {
-      market: book.spec.address,
-      symbol: book.spec.symbol,
-      orders,
-      slots,
-      pending,
-      pendingRequests,
-      position: position.size,
-      costBasis: position.basis,
-      realizedPnl: position.realized,
-      fees: ledger.fees,
-      carried: ledger.carried,
-      fillCount: ledger.fillCount,
-      volume: ledger.volume(),
-      flows: ledger.flows(),
-      locked: { base: lockBase, quote: lockQuote },
-      balances: { base: undefined, quote: undefined },
-    };
+    return state;
   }
 
   /** Terminal records that an unsettled placement still refers to stay in the open set. */
@@ -1180,29 +965,13 @@ export class Portfolio {
   }
 
   #flushStates(): void {
-    const dirty = [...this.#markets.values()].filter((book) => book.dirty);
-    if (dirty.length === 0) return;
-    const computed = new Map<MarketBook, MarketState>();
-    for (const book of dirty) {
-      book.dirty = false;
-      computed.set(book, this.#compute(book));
-    }
-    const touched = new Set<Address>();
-    for (const book of dirty) {
-      touched.add(book.spec.baseToken.address);
-      touched.add(book.spec.quoteToken.address);
-    }
+    let computed: Map<MarketStateProjection, MarketState> | undefined;
     for (const book of this.#markets.values()) {
-      const shares = touched.has(book.spec.baseToken.address) || touched.has(book.spec.quoteToken.address);
-      if (!computed.has(book) && !shares) continue;
-      const fresh = computed.get(book);
-      const state = fresh ?? book.subject.getValue();
-      const balances = { base: this.balance(book.spec.baseToken.address), quote: this.balance(book.spec.quoteToken.address) };
-      if (fresh === undefined && sameBalance(state.balances.base, balances.base) && sameBalance(state.balances.quote, balances.quote)) continue;
-      // A fresh state is nobody's yet: it takes its balances in place of a copy (a spread of 16 fields).
-      if (fresh !== undefined) (fresh as { balances: MarketState['balances'] }).balances = balances;
-      book.subject.next(fresh ?? { ...state, balances });
+      if (!book.dirty) continue;
+      book.dirty = false;
+      (computed ??= new Map()).set(book.projection, this.#compute(book));
     }
+    if (computed !== undefined) publishStates(this.#projections, computed, this.#balances);
   }
 }
 
