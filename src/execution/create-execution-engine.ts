@@ -14,7 +14,8 @@
  *
  * Why one file of this size: the engine's pipeline, outcomes, restore and stop share one request
  * record whose fields depend on its phase; issue 17 replaces it with a pure request state machine
- * and splits the engine by concept (user-data polling and stale views: engine/user-data-poller.ts),
+ * and splits the engine by concept (user-data polling and stale views: engine/user-data-poller.ts;
+ * reconciliation: engine/reconciliation.ts),
  * and until then one file keeps the other phases in view.
  */
 import { BehaviorSubject, Subject, Subscription, type Observable } from 'rxjs';
@@ -48,11 +49,11 @@ import { nodeJournalFs, openJournal, type Journal, type UnresolvedRequest } from
 import { createKillSwitch, killSwitchParameters, type KillSwitch, type KillSwitchTrip } from './kill-switch.ts';
 import { createNonceSource, DEFAULT_MAX_FUTURE_SKEW_MS, type NonceSource } from './nonce-source.ts';
 import { createPortfolio, DEFAULT_SETTLE_MS, type Portfolio, type RequestStatus } from './portfolio.ts';
-import { reconcilePass, TxEvidence, type NonceFence, type ReconcileSubject, type Verdict } from './reconciler.ts';
 import type { LateResponse, SubmitAnswer, TransportConnectionEvent, TransportOutcome, TransportRoute } from './relay-transport.ts';
 import { createRiskCheck, type RiskCheck } from './risk/risk-check.ts';
 import { riskLimits } from './risk/risk-limits.ts';
 import { AccountTruth, DEFAULT_ACCOUNT_READ_MS } from './account-truth.ts';
+import { Reconciliation } from './engine/reconciliation.ts';
 import { UserDataPoller } from './engine/user-data-poller.ts';
 
 /** Default seconds a signed intent stays valid. */
@@ -206,7 +207,6 @@ class Engine implements ExecutionEngine {
   readonly #queue: IntentQueue<Ticket>;
   readonly #tracker: InFlightTracker;
   readonly #signer: PlanSigner;
-  readonly #evidence = new TxEvidence();
   readonly #reports = new Subject<IntentReport>();
   readonly #stats: BehaviorSubject<EngineStats>;
   readonly #subscriptions = new Subscription();
@@ -220,7 +220,6 @@ class Engine implements ExecutionEngine {
   #broken: BaseError | undefined;
 
   readonly #requests = new Map<string, EngineRequest>();
-  readonly #reconciling = new Set<EngineRequest>();
   /** Tickets ready to go again (retries), before the queue. */
   readonly #front: Ticket[] = [];
   /** No nonce can be handed out before this clock time (NONCE_SKEW_EXCEEDED). */
@@ -242,10 +241,8 @@ class Engine implements ExecutionEngine {
   #lastHandedNonce = 0n;
   #connectionId: number | undefined;
   #seenOpen = false;
-  #fence: NonceFence | undefined;
-  /** The newest CONFIRMED transaction: when its receipt is gone, the venue's chain was reset (reconciler.ts). */
-  #witness: Hex | undefined;
 
+  readonly #reconciliation: Reconciliation<EngineRequest>;
   readonly #poller: UserDataPoller;
   /** The account's ledger across runs and its balances on the chain. */
   readonly #accountTruth: AccountTruth;
@@ -301,18 +298,33 @@ class Engine implements ExecutionEngine {
       accountId: params.accountId,
       authNonce: params.authNonce,
     });
+    this.#reconciliation = new Reconciliation<EngineRequest>({
+      clock,
+      logger: this.#log,
+      tuning: this.#tuning,
+      receipts: params.receipts,
+      requests: () => this.#requests.values(),
+      settle: (req, verdict) => {
+        this.#count.reconciled += 1;
+        if (req.ticket === undefined) this.#carried = Object.freeze({ ...this.#carried, reconciled: this.#carried.reconciled + 1 });
+        if (verdict.kind === 'executed') this.#settleExecuted(req, verdict.status, verdict.txHash, verdict.how, null, undefined);
+        else this.#settleExecuted(req, 'DROPPED', req.txHash ?? '', verdict.how, verdict.reason, undefined, verdict);
+      },
+      passed: () => this.#kick(),
+    });
     this.#poller = new UserDataPoller({
       clock,
       logger: this.#log,
       tuning: this.#tuning,
       userData: params.userData,
       portfolio: this.#portfolio,
-      evidence: this.#evidence,
+      evidence: this.#reconciliation.evidence,
       live: () => this.#lifecycle === 'running' || this.#lifecycle === 'stopping',
       busy: () => this.#busy(),
-      reconcile: (passStartedAt) => this.#reconcilePass(passStartedAt),
-      reconcilingSignedAt: () => [...this.#reconciling].map((req) => req.signedAt),
-      afterPass: () => this.#observePnl(),
+      afterRead: async (startedAt) => {
+        await this.#reconciliation.pass(startedAt);
+        this.#observePnl();
+      },
       settled: () => {
         this.#kick();
         this.#wake();
@@ -491,7 +503,7 @@ class Engine implements ExecutionEngine {
     // reach the portfolio in nonce order with the unresolved ones (see #flushConfirmations).
     this.#holdConfirmations = true;
     for (const confirmed of history.confirmed) {
-      this.#evidence.claim(confirmed.txHash, confirmed.signedAt);
+      this.#reconciliation.evidence.claim(confirmed.txHash, confirmed.signedAt);
       if (!this.#tracks(confirmed.plan)) continue;
       try {
         this.#portfolio.markPending(confirmed.requestId, intentOfPlan(confirmed.plan, confirmed.purpose), expectedOf(confirmed.plan));
@@ -598,8 +610,8 @@ class Engine implements ExecutionEngine {
         this.#log.warn({ err: error, requestId: req.requestId }, 'a restored request cannot be tracked by the portfolio');
       }
     }
-    if (req.txHash !== undefined) this.#evidence.claim(req.txHash, req.signedAt);
-    this.#reconciling.add(req);
+    if (req.txHash !== undefined) this.#reconciliation.evidence.claim(req.txHash, req.signedAt);
+    this.#reconciliation.add(req);
     const outcome = unresolved.outcome;
     if (outcome !== undefined) {
       return () => this.#settleExecuted(req, outcome.status, outcome.txHash, 'outcome', outcome.reason ?? null, undefined);
@@ -681,7 +693,7 @@ class Engine implements ExecutionEngine {
 
   /** True while a request of that kind of reconciliation is unsettled and not yet quiet. */
   #gated(kind: 'start' | 'reconnect'): boolean {
-    for (const req of this.#reconciling) if (req.gating === kind && !req.quiet) return true;
+    if (this.#reconciliation.gates(kind)) return true;
     if (kind === 'reconnect') for (const req of this.#requests.values()) if (req.phase === 'sending' && req.lostConnection) return true;
     return false;
   }
@@ -960,7 +972,7 @@ class Engine implements ExecutionEngine {
   #learnHash(req: EngineRequest, txHash: string): void {
     const hash = txHash.toLowerCase() as Hex;
     if (req.txHash === undefined) req.txHash = hash;
-    this.#evidence.claim(hash, this.#context.clock.now());
+    this.#reconciliation.evidence.claim(hash, this.#context.clock.now());
     this.#portfolio.applyOutcome(req.requestId, 'BROADCAST', { txHash: hash });
   }
 
@@ -1070,7 +1082,7 @@ class Engine implements ExecutionEngine {
     const hash = txHash === '' ? undefined : (txHash.toLowerCase() as Hex);
     if (hash !== undefined) {
       req.txHash ??= hash;
-      this.#evidence.claim(hash, this.#context.clock.now());
+      this.#reconciliation.evidence.claim(hash, this.#context.clock.now());
     }
     if (outcomeRecord !== undefined) this.#append(outcomeRecord);
     // Before #finish: that frees a place under the cap, and the next intent is planned at once.
@@ -1097,8 +1109,7 @@ class Engine implements ExecutionEngine {
     }
     if (status === 'CONFIRMED') {
       this.#count.confirmed += 1;
-      if (this.#fence === undefined || req.nonce > this.#fence.nonce) this.#fence = { nonce: req.nonce, atMs: this.#context.clock.now() };
-      if (hash !== undefined) this.#witness = hash;
+      this.#reconciliation.confirmed(req.nonce, hash);
       if (req.plan !== undefined && req.plan.kind !== 'cancel-trigger') this.#poller.request(this.#tuning.pollMs);
     } else if (status === 'REVERTED') {
       this.#count.reverted += 1;
@@ -1157,7 +1168,7 @@ class Engine implements ExecutionEngine {
   #finish(req: EngineRequest, resolution: { readonly how: ResolvedHow; readonly status: FinalStatus; readonly txHash?: Hex; readonly reason?: string }): void {
     if (req.phase === 'done') return;
     req.phase = 'done';
-    this.#reconciling.delete(req);
+    this.#reconciliation.delete(req);
     this.#requests.delete(req.requestId);
     if (resolution.how !== 'outcome' && req.trackedOn !== undefined && req.trackedOn === this.#connectionId && this.#tracker.has(req.requestId)) {
       this.#linger(req.requestId);
@@ -1200,7 +1211,7 @@ class Engine implements ExecutionEngine {
       req.phase = 'reconciling';
       req.reconcileSince = this.#context.clock.now();
       req.quiet = false;
-      this.#reconciling.add(req);
+      this.#reconciliation.add(req);
     }
     if (gating !== undefined && req.gating === undefined) req.gating = gating;
     this.#poller.request(0);
@@ -1241,7 +1252,7 @@ class Engine implements ExecutionEngine {
           req.trackedOn = undefined;
           this.#toReconciling(req, 'reconnect');
         }
-        this.#log.info({ connectionId: event.connectionId, reconciling: this.#reconciling.size }, 'relay connection open');
+        this.#log.info({ connectionId: event.connectionId, reconciling: this.#reconciliation.size }, 'relay connection open');
         // After a drop the venue may have lost orders (a restart): its active orders are read at once.
         if (event.previous !== undefined) {
           this.#poller.readActiveOrdersNext();
@@ -1263,55 +1274,6 @@ class Engine implements ExecutionEngine {
   #busy(): boolean {
     if (this.#requests.size > 0 || this.#parked.length > 0 || this.#queue.size > 0) return true;
     return this.#portfolio.markets().some((market) => this.#portfolio.state(market).orders.length > 0);
-  }
-
-  async #reconcilePass(passStartedAt: number): Promise<void> {
-    const { clock } = this.#context;
-    const overdue = passStartedAt - this.#tuning.outcomeWaitMs;
-    const subjects = [
-      ...[...this.#reconciling].filter((req) => req.phase === 'reconciling'),
-      // BROADCAST long ago and no outcome yet (withheld, or lost): read its receipt too.
-      ...[...this.#requests.values()].filter((req) => req.phase === 'broadcast' && req.broadcastAt <= overdue),
-    ];
-    if (subjects.length === 0) return;
-    // Lowest nonce first: of two requests that could own one transaction, the earlier one does.
-    subjects.sort((a, b) => (a.nonce < b.nonce ? -1 : a.nonce > b.nonce ? 1 : 0));
-    const verdicts = await reconcilePass(subjects.map(subjectOf), {
-      receipts: this.#params.receipts,
-      evidence: this.#evidence,
-      fence: this.#fence,
-      passStartedAt,
-      now: clock.now(),
-      rules: { graceMs: this.#tuning.reconcileGraceMs, eventLagMs: this.#tuning.eventLagMs },
-      ...(this.#witness === undefined ? {} : { witness: this.#witness }),
-    }).catch((error: unknown) => {
-      this.#log.warn({ err: error }, 'reconciliation pass failed; trying again');
-      return new Map<string, Verdict>();
-    });
-    for (const req of subjects) {
-      const verdict: Verdict = verdicts.get(req.requestId) ?? { kind: 'unknown' };
-      if (req.phase !== 'reconciling' && req.phase !== 'broadcast') continue;
-      if (req.phase === 'broadcast' && verdict.kind === 'unknown') continue;
-      switch (verdict.kind) {
-        case 'executed':
-          this.#count.reconciled += 1;
-          if (req.ticket === undefined) this.#carried = Object.freeze({ ...this.#carried, reconciled: this.#carried.reconciled + 1 });
-          this.#settleExecuted(req, verdict.status, verdict.txHash, verdict.how, null, undefined);
-          break;
-        case 'not-executed':
-          this.#count.reconciled += 1;
-          if (req.ticket === undefined) this.#carried = Object.freeze({ ...this.#carried, reconciled: this.#carried.reconciled + 1 });
-          this.#settleExecuted(req, 'DROPPED', req.txHash ?? '', verdict.how, verdict.reason, undefined, verdict);
-          break;
-        case 'unknown':
-          if (!req.quiet && passStartedAt >= req.reconcileSince + this.#tuning.reconcileQuietMs) {
-            req.quiet = true;
-            this.#log.info({ requestId: req.requestId, gating: req.gating }, 'reconciliation found nothing yet: it waits for a later nonce or its deadline');
-          }
-          break;
-      }
-    }
-    this.#kick();
   }
 
   #observePnl(): void {
@@ -1568,10 +1530,6 @@ class Engine implements ExecutionEngine {
 
 function expectedOf(plan: RequestPlan): { readonly expectedOrderIds?: readonly bigint[] } {
   return plan.kind === 'cancel-trigger' ? {} : { expectedOrderIds: plan.expectedOrderIds };
-}
-
-function subjectOf(req: EngineRequest): ReconcileSubject {
-  return { requestId: req.requestId, nonce: req.nonce, plan: req.plan, signedAt: req.signedAt, deadlineMs: req.deadlineMs, txHash: req.txHash, sentOnClosedConnection: req.gating === 'reconnect' };
 }
 
 /** One fate for a CancelAll of every market: the first that is not success, else the last CONFIRMED. */

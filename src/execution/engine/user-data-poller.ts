@@ -3,7 +3,7 @@
  * "Reconciliation"). Each poll reads the order events since its cursor (only new ones reach the
  * portfolio and the transaction evidence), every `activeOrdersEveryMs` the active orders of every
  * market, and those of a market whose slot view proved stale; then the engine's reconciliation pass
- * runs, and evidence no request can need any more is forgotten. Polls come every `pollMs` while the
+ * runs (engine/reconciliation.ts). Polls come every `pollMs` while the
  * engine is busy, `idlePollMs` otherwise, and at once when asked; one runs at a time.
  */
 import type { Subscription } from 'rxjs';
@@ -16,9 +16,6 @@ import { planCancelledIds, type RequestPlan } from '../intent-plan.ts';
 import type { Portfolio } from '../portfolio.ts';
 import type { TxEvidence } from '../reconciler.ts';
 import { SeenKeys } from './seen-keys.ts';
-
-/** Order events older than this are dropped from the reconciliation index (unless a request reconciling needs them). */
-const EVIDENCE_KEEP_MS = 10 * 60_000;
 
 export type PollTuning = Pick<
   EngineTuning,
@@ -37,12 +34,8 @@ export interface UserDataPollerContext {
   readonly live: () => boolean;
   /** Whether the engine has work in hand: the next poll comes after `pollMs`, not `idlePollMs`. */
   readonly busy: () => boolean;
-  /** The reconciliation pass after each read, given when the read began. */
-  readonly reconcile: (passStartedAt: number) => Promise<void>;
-  /** When the requests still reconciling were signed: their evidence is kept. */
-  readonly reconcilingSignedAt: () => Iterable<number>;
-  /** After each pass (the portfolio has what the read brought). */
-  readonly afterPass: () => void;
+  /** After each read (the portfolio has what it brought), given when the read began: the reconciliation pass. */
+  readonly afterRead: (startedAt: number) => Promise<void>;
   /** After each poll settled, the next one scheduled. */
   readonly settled: () => void;
 }
@@ -221,10 +214,6 @@ export class UserDataPoller {
     } catch (error) {
       this.#ctx.logger.warn({ err: error }, 'user data poll failed');
     }
-    await this.#ctx.reconcile(startedAt);
-    let keepFrom = clock.now() - EVIDENCE_KEEP_MS;
-    for (const signedAt of this.#ctx.reconcilingSignedAt()) keepFrom = Math.min(keepFrom, signedAt - EVIDENCE_KEEP_MS);
-    evidence.prune(keepFrom);
-    this.#ctx.afterPass();
+    await this.#ctx.afterRead(startedAt);
   }
 }

@@ -1,0 +1,136 @@
+/**
+ * The engine's reconciliation (docs/execution.md "Reconciliation"): the requests whose fate is
+ * unknown, the transaction evidence the order events bring, the nonce fence and the chain witness.
+ * After each user-data read a pass asks reconciler.ts about the requests reconciling and those
+ * BROADCAST long ago without an outcome; then evidence no request can need any more is forgotten.
+ * Settling a request stays the engine's.
+ */
+import type { Clock } from '../../core/clock.ts';
+import type { Logger } from '../../core/logger.ts';
+import type { Hex } from '../../protocol/encoding.ts';
+import type { EngineTuning } from '../execution-engine.ts';
+import type { RequestPlan } from '../intent-plan.ts';
+import { reconcilePass, TxEvidence, type NonceFence, type ReconcileContext, type ReconcileSubject, type Verdict } from '../reconciler.ts';
+
+/** Order events older than this are dropped from the evidence (unless a request reconciling needs them). */
+const EVIDENCE_KEEP_MS = 10 * 60_000;
+
+export type ReconcileTuning = Pick<EngineTuning, 'outcomeWaitMs' | 'reconcileGraceMs' | 'reconcileQuietMs' | 'eventLagMs'>;
+
+/** What reconciliation reads of a request, and marks on it. */
+export interface ReconcilableRequest {
+  readonly requestId: string;
+  readonly nonce: bigint;
+  readonly deadlineMs: number;
+  readonly signedAt: number;
+  readonly plan: RequestPlan | undefined;
+  readonly phase: string;
+  readonly txHash: Hex | undefined;
+  readonly reconcileSince: number;
+  quiet: boolean;
+  readonly gating: 'start' | 'reconnect' | undefined;
+  readonly broadcastAt: number;
+}
+
+/** A verdict that settles its request. */
+export type SettlingVerdict = Exclude<Verdict, { readonly kind: 'unknown' }>;
+
+/** What reconciliation needs of the rest of the engine. */
+export interface ReconciliationContext<R extends ReconcilableRequest> {
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly tuning: ReconcileTuning;
+  readonly receipts: ReconcileContext['receipts'];
+  /** Every unresolved request (those BROADCAST long ago are read too). */
+  readonly requests: () => Iterable<R>;
+  /** Settles a request by a pass's verdict. */
+  readonly settle: (req: R, verdict: SettlingVerdict) => void;
+  /** After a pass that had requests to reconcile. */
+  readonly passed: () => void;
+}
+
+export class Reconciliation<R extends ReconcilableRequest> {
+  /** What the order events and the requests' own hashes say of transactions. */
+  readonly evidence = new TxEvidence();
+  readonly #ctx: ReconciliationContext<R>;
+  readonly #reconciling = new Set<R>();
+  #fence: NonceFence | undefined;
+  /** The newest CONFIRMED transaction: when its receipt is gone, the venue's chain was reset (reconciler.ts). */
+  #witness: Hex | undefined;
+
+  constructor(context: ReconciliationContext<R>) {
+    this.#ctx = context;
+  }
+
+  /** How many requests are reconciling. */
+  get size(): number {
+    return this.#reconciling.size;
+  }
+
+  add(req: R): void {
+    this.#reconciling.add(req);
+  }
+
+  delete(req: R): void {
+    this.#reconciling.delete(req);
+  }
+
+  /** True while a request of that kind of reconciliation is unsettled and not yet quiet. */
+  gates(kind: 'start' | 'reconnect'): boolean {
+    for (const req of this.#reconciling) if (req.gating === kind && !req.quiet) return true;
+    return false;
+  }
+
+  /** A request CONFIRMED: its nonce fences the lower ones, its transaction witnesses the chain. */
+  confirmed(nonce: bigint, txHash: Hex | undefined): void {
+    if (this.#fence === undefined || nonce > this.#fence.nonce) this.#fence = { nonce, atMs: this.#ctx.clock.now() };
+    if (txHash !== undefined) this.#witness = txHash;
+  }
+
+  /** The pass after a user-data read begun at `passStartedAt`, then the evidence pruned. */
+  async pass(passStartedAt: number): Promise<void> {
+    await this.#reconcile(passStartedAt);
+    const keepFrom = [...this.#reconciling].reduce((from, req) => Math.min(from, req.signedAt), this.#ctx.clock.now()) - EVIDENCE_KEEP_MS;
+    this.evidence.prune(keepFrom);
+  }
+
+  async #reconcile(passStartedAt: number): Promise<void> {
+    const { clock, tuning } = this.#ctx;
+    const overdue = passStartedAt - tuning.outcomeWaitMs;
+    const subjects = [
+      ...[...this.#reconciling].filter((req) => req.phase === 'reconciling'),
+      // BROADCAST long ago and no outcome yet (withheld, or lost): read its receipt too.
+      ...[...this.#ctx.requests()].filter((req) => req.phase === 'broadcast' && req.broadcastAt <= overdue),
+    ];
+    if (subjects.length === 0) return;
+    // Lowest nonce first: of two requests that could own one transaction, the earlier one does.
+    subjects.sort((a, b) => (a.nonce < b.nonce ? -1 : a.nonce > b.nonce ? 1 : 0));
+    const verdicts = await reconcilePass(subjects.map(subjectOf), {
+      receipts: this.#ctx.receipts,
+      evidence: this.evidence,
+      fence: this.#fence,
+      passStartedAt,
+      now: clock.now(),
+      rules: { graceMs: tuning.reconcileGraceMs, eventLagMs: tuning.eventLagMs },
+      ...(this.#witness === undefined ? {} : { witness: this.#witness }),
+    }).catch((error: unknown) => {
+      this.#ctx.logger.warn({ err: error }, 'reconciliation pass failed; trying again');
+      return new Map<string, Verdict>();
+    });
+    for (const req of subjects) {
+      const verdict: Verdict = verdicts.get(req.requestId) ?? { kind: 'unknown' };
+      if (req.phase !== 'reconciling' && req.phase !== 'broadcast') continue;
+      if (req.phase === 'broadcast' && verdict.kind === 'unknown') continue;
+      if (verdict.kind !== 'unknown') this.#ctx.settle(req, verdict);
+      else if (!req.quiet && passStartedAt >= req.reconcileSince + tuning.reconcileQuietMs) {
+        req.quiet = true;
+        this.#ctx.logger.info({ requestId: req.requestId, gating: req.gating }, 'reconciliation found nothing yet: it waits for a later nonce or its deadline');
+      }
+    }
+    this.#ctx.passed();
+  }
+}
+
+function subjectOf(req: ReconcilableRequest): ReconcileSubject {
+  return { requestId: req.requestId, nonce: req.nonce, plan: req.plan, signedAt: req.signedAt, deadlineMs: req.deadlineMs, txHash: req.txHash, sentOnClosedConnection: req.gating === 'reconnect' };
+}
