@@ -19,6 +19,9 @@
  * Every answer is a value, never an exception: BROADCAST, REJECTED, UNKNOWN (the relay's), TIMEOUT
  * and DISCONNECTED (may have been broadcast: reconcile), NOT_SENT (nothing left this process; send
  * again when it suits). Exceptions are bugs or misuse (RELAY_TRANSPORT_MISUSE).
+ *
+ * Why one file of this size: the failover's ordering rule is written against both transports'
+ * answers and route events, which are this file's types; apart, each would restate them.
  */
 import { BaseError } from '../core/base-error.ts';
 import { EMPTY, map, merge, NEVER, Subject, type Observable, type Subscription } from 'rxjs';

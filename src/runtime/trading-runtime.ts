@@ -6,6 +6,10 @@
  * against the in-process venue, only the two seams differ: the clock, and the connection's HTTP
  * transport and relay socket factory (NautilusTrader's kernel picks TestClock or LiveClock and the
  * clients the same way). `clobbot run` only sequences a run and maps its end to an exit code.
+ *
+ * Why one file of this size: it is the one place that knows the order in which the parts start and
+ * stop (the engine before the strategies, the kill switch's handler after the engine's); split, that
+ * order would be spread over files.
  */
 import { BehaviorSubject, filter, firstValueFrom, interval, map, merge, race, Subscription, timer, type Observable } from 'rxjs';
 import { isBaseError, type BaseError } from '../core/base-error.ts';

@@ -99,42 +99,34 @@ export async function resolveDataTarget(io: CliIo, command: string, values: { re
   };
 }
 
+/** A market as the commands show it, from the sim's info or a run file (specs with the same fields). */
+function dataMarket(spec: Omit<DataMarket, 'base' | 'quote'> & { readonly baseToken: DataToken; readonly quoteToken: DataToken }): DataMarket {
+  const token = ({ symbol, address, decimals }: DataToken): DataToken => ({ symbol, address, decimals });
+  return {
+    symbol: spec.symbol,
+    address: spec.address,
+    base: token(spec.baseToken),
+    quote: token(spec.quoteToken),
+    pricePrecision: spec.pricePrecision,
+    sizePrecision: spec.sizePrecision,
+    tickSize: spec.tickSize,
+    minSize: spec.minSize,
+    maxSize: spec.maxSize,
+    makerFeePps: spec.makerFeePps,
+    takerFeePps: spec.takerFeePps,
+  };
+}
+
+type DataToken = DataMarket['base'];
+
 async function simMarkets(context: ClientContext, venueUrl: string): Promise<readonly DataMarket[]> {
   const info = await getSimInfo(context, venueUrl);
-  return info.markets.map((market) => ({
-    symbol: market.symbol,
-    address: market.address,
-    base: { symbol: market.baseToken.symbol, address: market.baseToken.address, decimals: market.baseToken.decimals },
-    quote: { symbol: market.quoteToken.symbol, address: market.quoteToken.address, decimals: market.quoteToken.decimals },
-    pricePrecision: market.pricePrecision,
-    sizePrecision: market.sizePrecision,
-    tickSize: market.tickSize,
-    minSize: market.minSize,
-    maxSize: market.maxSize,
-    makerFeePps: market.makerFeePps,
-    takerFeePps: market.takerFeePps,
-  }));
+  return info.markets.map(dataMarket);
 }
 
 function runFileMarkets(run: RunConfig | undefined): readonly DataMarket[] {
-  if (run === undefined) return [];
   const out: DataMarket[] = [];
-  for (const entry of run.markets) {
-    if (typeof entry === 'string') continue;
-    out.push({
-      symbol: entry.symbol,
-      address: entry.address,
-      base: { symbol: entry.baseToken.symbol, address: entry.baseToken.address, decimals: entry.baseToken.decimals },
-      quote: { symbol: entry.quoteToken.symbol, address: entry.quoteToken.address, decimals: entry.quoteToken.decimals },
-      pricePrecision: entry.pricePrecision,
-      sizePrecision: entry.sizePrecision,
-      tickSize: entry.tickSize,
-      minSize: entry.minSize,
-      maxSize: entry.maxSize,
-      makerFeePps: entry.makerFeePps,
-      takerFeePps: entry.takerFeePps,
-    });
-  }
+  for (const entry of run?.markets ?? []) if (typeof entry !== 'string') out.push(dataMarket(entry));
   return out;
 }
 
