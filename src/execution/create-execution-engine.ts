@@ -9,23 +9,19 @@
  *     -> `sent`, `response` -> terminal outcome (or reconciliation) -> `outcome`, `resolved` -> fate
  *
  * One pump signs and hands requests to the transport one at a time, so requests reach the
- * transport in nonce order; answers and outcomes come back asynchronously. Every timer runs on the
- * clock's scheduler; ids come from the id source; nothing reads wall time.
+ * transport in nonce order; answers and outcomes come back asynchronously. A signed request's
+ * state changes only through the pure machine of engine/request-machine.ts: this file turns what
+ * happens into its events and carries out its effects. Every timer runs on the clock's scheduler;
+ * ids come from the id source; nothing reads wall time.
  *
- * Why one file of this size: the engine's pipeline, outcomes, restore and stop share one request
- * record whose fields depend on its phase; issue 17 replaces it with a pure request state machine
- * and splits the engine by concept (user-data polling and stale views: engine/user-data-poller.ts;
- * reconciliation: engine/reconciliation.ts),
- * and until then one file keeps the other phases in view.
+ * Why one file of this size: issue 17 splits the engine by concept, step by step (done: user-data
+ * polling and stale views, engine/user-data-poller.ts; reconciliation, engine/reconciliation.ts;
+ * the request machine); scheduling, sending, restore and stop are still here.
  */
 import { BehaviorSubject, Subject, Subscription, type Observable } from 'rxjs';
-import { backoffMs } from '../core/backoff.ts';
 import { BaseError, isBaseError } from '../core/base-error.ts';
-import type { ErrorCode } from '../core/error-codes.ts';
 import type { Logger } from '../core/logger.ts';
-import type { RelayErrorCodeName } from '../protocol/constants.ts';
 import type { Address, Hex } from '../protocol/encoding.ts';
-import { parseRevertReason } from '../protocol/revert-reason.ts';
 import { encodeRelayRestRequest, parseRelayRestRequest, type RelayRestRequest } from '../protocol/relay-request.ts';
 import { isRiskReducing, type Intent } from '../strategy/intents.ts';
 import type { OwnFill } from '../strategy/strategy-context.ts';
@@ -44,16 +40,17 @@ import { IntentQueue, type DroppedIntent } from './intent-queue.ts';
 import { planIntent, planMarket, type RequestPlan } from './intent-plan.ts';
 import { createPlanSigner, intentOfPlan, isTriggerCreation, planOfRequest, requestStampOf, type PlanSigner } from './intent-signer.ts';
 import { journalHistory, readJournalRecords } from './journal-history.ts';
-import { summarizeIntent, type FinalStatus, type JournalRecordInput, type ResolvedHow } from './journal-record.ts';
+import { summarizeIntent, type JournalRecordInput } from './journal-record.ts';
 import { nodeJournalFs, openJournal, type Journal, type UnresolvedRequest } from './journal.ts';
 import { createKillSwitch, killSwitchParameters, type KillSwitch, type KillSwitchTrip } from './kill-switch.ts';
 import { createNonceSource, DEFAULT_MAX_FUTURE_SKEW_MS, type NonceSource } from './nonce-source.ts';
-import { createPortfolio, DEFAULT_SETTLE_MS, type Portfolio, type RequestStatus } from './portfolio.ts';
-import type { LateResponse, SubmitAnswer, TransportConnectionEvent, TransportOutcome, TransportRoute } from './relay-transport.ts';
+import { createPortfolio, DEFAULT_SETTLE_MS, type Portfolio } from './portfolio.ts';
+import type { LateResponse, SubmitAnswer, TransportConnectionEvent, TransportOutcome } from './relay-transport.ts';
 import { createRiskCheck, type RiskCheck } from './risk/risk-check.ts';
 import { riskLimits } from './risk/risk-limits.ts';
 import { AccountTruth, DEFAULT_ACCOUNT_READ_MS } from './account-truth.ts';
 import { Reconciliation } from './engine/reconciliation.ts';
+import { gates, restoredRequest, signedRequest, transition, type Gating, type RequestEffect, type RequestEvent, type RequestFacts, type RequestState } from './engine/request-machine.ts';
 import { UserDataPoller } from './engine/user-data-poller.ts';
 
 /** Default seconds a signed intent stays valid. */
@@ -79,19 +76,8 @@ export const DEFAULT_ENGINE_TUNING: Omit<EngineTuning, 'stopTimeoutMs'> = Object
   accountReadMs: DEFAULT_ACCOUNT_READ_MS,
 });
 
-/** A DROPPED outcome from the relay: the cause of every DROPPED that no reconciliation verdict decided. */
-const DROPPED_BY_RELAY: DropCause = { code: 'INTENT_DROPPED_BY_RELAY' };
-
 /** How long a stop waits for its last read of the order events (see `#stop`). */
 const FINAL_READ_MS = 2_000;
-/** A NOT_SENT request is sent again (same body) at most this many times. */
-const MAX_RESENDS = 6;
-/** A resend needs at least this much of its deadline left; otherwise the intent is signed anew. */
-const RESEND_MIN_DEADLINE_LEFT_MS = 5_000;
-/** The relay code (of a rejection, or a revert's reason) of a slot that did not hold the expected order. */
-const STALE_SLOT_CODE: RelayErrorCodeName = 'EXPECTED_ORDER_ID_MISMATCH';
-/** The revert code of an order the block's book refused (post-only would cross, FOK unfilled). */
-const MARKET_MOVED_CODE: RelayErrorCodeName = 'INVALID_ORDER';
 
 interface Aggregate {
   readonly intent: Intent;
@@ -122,39 +108,17 @@ interface Ticket {
   settled: boolean;
 }
 
-/** Why a request is DROPPED: the fate's code, and the figures behind a reconciliation verdict. */
-interface DropCause {
-  readonly code: ErrorCode;
-  readonly details?: Readonly<Record<string, string | number>>;
-}
-
-type Phase = 'sending' | 'broadcast' | 'reconciling' | 'waiting-resend' | 'done';
-
-/** One signed request, from its `signed` record to its `resolved` record. */
-interface EngineRequest {
-  readonly requestId: string;
+/**
+ * One signed request, from its `signed` record to its `resolved` record: what never changes about
+ * it, and its state, which only `transition` (engine/request-machine.ts) changes.
+ */
+interface EngineRequest extends RequestFacts {
   readonly ticket: Ticket | undefined;
-  readonly nonce: bigint;
-  readonly deadlineMs: number;
   readonly signedAt: number;
   /** The signed request (undefined when a restored body cannot be read). */
   readonly request: RelayRestRequest | undefined;
   readonly plan: RequestPlan | undefined;
-  phase: Phase;
-  txHash: Hex | undefined;
-  via: TransportRoute | undefined;
-  /** Its WebSocket connection closed while it waited for its answer. */
-  lostConnection: boolean;
-  reconcileSince: number;
-  /** A reconciliation pass long enough after it began found nothing: it holds nothing back. */
-  quiet: boolean;
-  /** What it holds back while unsettled: `start` everything new, `reconnect` placements. */
-  gating: 'start' | 'reconnect' | undefined;
-  resends: number;
-  /** The WebSocket connection that tracks its outcome (a BROADCAST or TIMEOUT answer on it). */
-  trackedOn: number | undefined;
-  /** Clock time of its BROADCAST answer. */
-  broadcastAt: number;
+  state: RequestState;
 }
 
 type Lifecycle = 'idle' | 'starting' | 'running' | 'stopping' | 'stopped';
@@ -168,10 +132,6 @@ interface PendingConfirmation {
 
 function refused(error: BaseError): IntentFate {
   return { status: 'REFUSED', code: error.code, message: error.message };
-}
-
-function short(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
 /**
@@ -304,12 +264,8 @@ class Engine implements ExecutionEngine {
       tuning: this.#tuning,
       receipts: params.receipts,
       requests: () => this.#requests.values(),
-      settle: (req, verdict) => {
-        this.#count.reconciled += 1;
-        if (req.ticket === undefined) this.#carried = Object.freeze({ ...this.#carried, reconciled: this.#carried.reconciled + 1 });
-        if (verdict.kind === 'executed') this.#settleExecuted(req, verdict.status, verdict.txHash, verdict.how, null, undefined);
-        else this.#settleExecuted(req, 'DROPPED', req.txHash ?? '', verdict.how, verdict.reason, undefined, verdict);
-      },
+      settle: (req, verdict) => this.#dispatch(req, { type: 'verdict', verdict }),
+      quiet: (req) => this.#dispatch(req, { type: 'quiet' }),
       passed: () => this.#kick(),
     });
     this.#poller = new UserDataPoller({
@@ -590,39 +546,25 @@ class Engine implements ExecutionEngine {
       signedAt: unresolved.signedAt,
       request,
       plan,
-      phase: 'reconciling',
-      txHash: unresolved.txHash,
-      via: unresolved.sends.at(-1),
-      lostConnection: true,
-      reconcileSince: this.#context.clock.now(),
-      quiet: false,
-      gating: 'start',
-      resends: 0,
-      trackedOn: undefined,
-      broadcastAt: 0,
+      hasBody: request !== undefined,
+      ordered: plan !== undefined && planMarket(plan) !== undefined,
+      state: restoredRequest({ txHash: unresolved.txHash, via: unresolved.sends.at(-1), now: this.#context.clock.now() }),
     };
     this.#requests.set(req.requestId, req);
     if (plan !== undefined && this.#tracks(plan)) {
       try {
         this.#portfolio.markPending(req.requestId, intentOfPlan(plan, unresolved.intent?.purpose ?? 'restored'), expectedOf(plan));
-        if (req.txHash !== undefined) this.#portfolio.applyOutcome(req.requestId, 'BROADCAST', { txHash: req.txHash });
+        if (unresolved.txHash !== undefined) this.#portfolio.applyOutcome(req.requestId, 'BROADCAST', { txHash: unresolved.txHash });
       } catch (error) {
         this.#log.warn({ err: error, requestId: req.requestId }, 'a restored request cannot be tracked by the portfolio');
       }
     }
-    if (req.txHash !== undefined) this.#reconciliation.evidence.claim(req.txHash, req.signedAt);
+    if (unresolved.txHash !== undefined) this.#reconciliation.evidence.claim(unresolved.txHash, req.signedAt);
     this.#reconciliation.add(req);
     const outcome = unresolved.outcome;
-    if (outcome !== undefined) {
-      return () => this.#settleExecuted(req, outcome.status, outcome.txHash, 'outcome', outcome.reason ?? null, undefined);
-    }
+    if (outcome !== undefined) return () => this.#dispatch(req, { type: 'journal-outcome', status: outcome.status, txHash: outcome.txHash, reason: outcome.reason ?? null });
     const response = unresolved.response;
-    if (response?.status === 'REJECTED') {
-      return () => {
-        this.#finish(req, { how: 'rejected', status: 'REJECTED', reason: short(`${response.code ?? 'REJECTED'} (answered before a restart)`, 1024) });
-        this.#portfolio.applyOutcome(req.requestId, 'REJECTED');
-      };
-    }
+    if (response?.status === 'REJECTED') return () => this.#dispatch(req, { type: 'journal-rejection', code: response.code });
     return undefined;
   }
 
@@ -665,15 +607,9 @@ class Engine implements ExecutionEngine {
       }
       if (this.#tracker.available() <= 0) return false;
       this.#resends.shift();
-      const ticket = resend.request.ticket;
-      const refusal = ticket === undefined ? undefined : this.#placementRefusal(ticket);
-      if (ticket !== undefined && refusal !== undefined) {
-        this.#finish(resend.request, { how: 'never-sent', status: 'NOT_SENT', reason: short(refusal.message, 1024) });
-        this.#portfolio.applyOutcome(resend.request.requestId, 'REJECTED');
-        this.#settle(ticket, refused(refusal));
-        return true;
-      }
-      this.#send(resend.request);
+      const req = resend.request;
+      const refusal = req.ticket === undefined ? undefined : this.#placementRefusal(req.ticket);
+      this.#dispatch(req, refusal === undefined ? { type: 'send' } : { type: 'resend-refused', error: refusal });
       return true;
     }
     if (this.#tracker.available() <= 0) return false;
@@ -691,10 +627,9 @@ class Engine implements ExecutionEngine {
     return this.#lifecycle === 'running' && !this.killSwitch.isTripped() && !this.#gated('reconnect');
   }
 
-  /** True while a request of that kind of reconciliation is unsettled and not yet quiet. */
-  #gated(kind: 'start' | 'reconnect'): boolean {
-    if (this.#reconciliation.gates(kind)) return true;
-    if (kind === 'reconnect') for (const req of this.#requests.values()) if (req.phase === 'sending' && req.lostConnection) return true;
+  /** True while a request holds back what `kind` says (engine/request-machine.ts `gates`). */
+  #gated(kind: Gating): boolean {
+    for (const req of this.#requests.values()) if (gates(req.state, kind)) return true;
     return false;
   }
 
@@ -828,23 +763,16 @@ class Engine implements ExecutionEngine {
       signedAt: clock.now(),
       request,
       plan: planned.plan,
-      phase: 'sending',
-      txHash: undefined,
-      via: undefined,
-      lostConnection: false,
-      reconcileSince: 0,
-      quiet: false,
-      gating: undefined,
-      resends: 0,
-      trackedOn: undefined,
-      broadcastAt: 0,
+      hasBody: true,
+      ordered: planMarket(planned.plan) !== undefined,
+      state: signedRequest(),
     };
     this.#requests.set(requestId, req);
     this.#count.signed += 1;
     ticket.attempts += 1;
     ticket.parkedSince = undefined;
     this.#risk.record(intent);
-    this.#send(req);
+    this.#dispatch(req, { type: 'send' });
     // After the hand-over (nothing can come back before this turn ends): state is off the wire path.
     this.#portfolio.markPending(requestId, planned.intent, expectedOf(planned.plan));
     this.killSwitch.recordSubmission();
@@ -859,11 +787,103 @@ class Engine implements ExecutionEngine {
     return undefined;
   }
 
-  // ---- sending and answers ---------------------------------------------------------------------
+  // ---- requests: events in, effects out ----------------------------------------------------
 
-  #send(req: EngineRequest): void {
-    req.phase = 'sending';
-    req.lostConnection = false;
+  /** Moves a request by one event (engine/request-machine.ts) and carries out the effects, in order. */
+  #dispatch(req: EngineRequest, event: RequestEvent): void {
+    const { state, effects } = transition(req.state, event, req, {
+      now: this.#context.clock.now(),
+      running: this.#lifecycle === 'running' || this.#lifecycle === 'stopping',
+      lastHandedNonce: this.#lastHandedNonce,
+      connectionId: this.#connectionId,
+      holdsPlace: this.#tracker.has(req.requestId),
+      resendDelayMs: this.#tuning.resendDelayMs,
+    });
+    req.state = state;
+    for (const effect of effects) this.#effect(req, effect);
+    this.#publish();
+  }
+
+  #effect(req: EngineRequest, effect: RequestEffect): void {
+    const { requestId } = req;
+    switch (effect.type) {
+      case 'journal':
+        this.#append(effect.record);
+        break;
+      case 'submit':
+        this.#submit(req);
+        break;
+      case 'release-place':
+        this.#tracker.release(requestId);
+        break;
+      case 'linger':
+        this.#linger(requestId);
+        break;
+      case 'learn-hash':
+        this.#reconciliation.evidence.claim(effect.txHash, this.#context.clock.now());
+        if (effect.portfolio) this.#portfolio.applyOutcome(requestId, 'BROADCAST', { txHash: effect.txHash });
+        break;
+      case 'portfolio':
+        this.#portfolio.applyOutcome(requestId, effect.status, effect.txHash === undefined ? {} : { txHash: effect.txHash });
+        break;
+      case 'queue-confirmation':
+        this.#confirmations.push({ requestId, market: planMarket(req.plan!)!.toLowerCase() as Address, nonce: req.nonce, txHash: effect.txHash });
+        this.#confirmations.sort((a, b) => (a.nonce < b.nonce ? -1 : a.nonce > b.nonce ? 1 : 0));
+        break;
+      case 'confirmed':
+        this.#reconciliation.confirmed(req.nonce, effect.txHash);
+        if (req.plan !== undefined && req.plan.kind !== 'cancel-trigger') this.#poller.request(this.#tuning.pollMs);
+        break;
+      case 'reconcile':
+        this.#reconciliation.add(req);
+        break;
+      case 'read-now':
+        this.#poller.request(0);
+        break;
+      case 'stale-view':
+        this.#poller.onStaleView(requestId, req.plan);
+        break;
+      case 'failure':
+        this.killSwitch.recordFailure();
+        break;
+      case 'resend-at':
+        this.#resends.push({ request: req, at: effect.at });
+        this.#resends.sort((a, b) => (a.request.nonce < b.request.nonce ? -1 : 1));
+        this.#wakeAtTime(effect.at);
+        break;
+      case 'count': {
+        const { counter } = effect;
+        this.#count[counter] += 1;
+        // A request restored from the journal (no ticket) was signed by an earlier run: counted apart too.
+        if (req.ticket === undefined && counter !== 'staleSlotReverts' && counter !== 'rejected') this.#carried = Object.freeze({ ...this.#carried, [counter]: this.#carried[counter] + 1 });
+        break;
+      }
+      case 'resolved': {
+        const { type: _type, ...resolution } = effect;
+        this.#reconciliation.delete(req);
+        this.#requests.delete(requestId);
+        this.#append({ kind: 'resolved', requestId, ...resolution });
+        this.#flushConfirmations();
+        this.#wake();
+        break;
+      }
+      case 'fate':
+        this.#onFate(req, effect.fate, effect.retryAfterMs);
+        break;
+      case 'log':
+        this.#log[effect.level]({ requestId, ...effect.fields }, effect.message);
+        break;
+      case 'kick':
+        this.#kick();
+        break;
+      case 'impossible':
+        this.#log.error({ requestId, phase: effect.phase, event: effect.event }, 'a request event impossible in its phase (a bug): ignored');
+        break;
+    }
+  }
+
+  /** Hands the signed body to the transport; its answer comes back as an event. */
+  #submit(req: EngineRequest): void {
     this.#tracker.tryAcquire(req.requestId);
     if (req.nonce > this.#lastHandedNonce) this.#lastHandedNonce = req.nonce;
     let answer: Promise<SubmitAnswer>;
@@ -873,159 +893,23 @@ class Engine implements ExecutionEngine {
       answer = Promise.reject(error);
     }
     answer.then(
-      (value) => this.#onAnswer(req, value),
-      (error: unknown) => {
-        // A transport throws only when misused: whether anything left is unknown, so reconcile.
-        this.#log.error({ err: error, requestId: req.requestId }, 'the relay transport failed a submission');
-        this.#toReconciling(req, undefined);
-      },
+      (value) => this.#dispatch(req, { type: 'answer', answer: value }),
+      (error: unknown) => this.#dispatch(req, { type: 'send-threw', error }),
     );
-    this.#publish();
   }
 
-  #onAnswer(req: EngineRequest, answer: SubmitAnswer): void {
-    if (req.phase === 'done') return;
-    if (answer.status === 'NOT_SENT') {
-      this.#onNotSent(req, answer.code, answer.reason);
-      return;
-    }
-    this.#append({ kind: 'sent', requestId: req.requestId, transport: answer.via });
-    req.via = answer.via;
-    switch (answer.status) {
-      case 'BROADCAST': {
-        this.#append({ kind: 'response', requestId: req.requestId, status: 'BROADCAST', txHash: answer.txHash.toLowerCase() as Hex });
-        this.#learnHash(req, answer.txHash);
-        const stale = answer.via === 'ws' && answer.connectionId !== undefined && this.#connectionId !== undefined && answer.connectionId !== this.#connectionId;
-        if (req.phase === 'reconciling') break;
-        req.broadcastAt = this.#context.clock.now();
-        if (req.lostConnection || stale) {
-          // Answered, but its connection is gone: its outcome will never come on it.
-          this.#tracker.release(req.requestId);
-          this.#toReconciling(req, 'reconnect');
-        } else {
-          if (answer.via === 'ws') req.trackedOn = answer.connectionId;
-          req.phase = 'broadcast';
-        }
-        break;
-      }
-      case 'REJECTED':
-        this.#append({
-          kind: 'response',
-          requestId: req.requestId,
-          status: 'REJECTED',
-          code: short(answer.code, 128),
-          retryable: answer.retryable,
-          ...(answer.retryAfterMs === null ? {} : { retryAfterMs: answer.retryAfterMs }),
-        });
-        this.#onRejected(req, answer.code, answer.message, answer.retryable, answer.retryAfterMs);
-        break;
-      case 'UNKNOWN':
-        this.#append({
-          kind: 'response',
-          requestId: req.requestId,
-          status: 'UNKNOWN',
-          code: short(answer.code, 128),
-          ...(answer.candidateTxHash === null ? {} : { txHash: answer.candidateTxHash.toLowerCase() as Hex }),
-        });
-        if (answer.candidateTxHash !== null) this.#learnHash(req, answer.candidateTxHash);
-        this.#portfolio.applyOutcome(req.requestId, 'UNKNOWN');
-        this.#toReconciling(req, req.lostConnection ? 'reconnect' : undefined);
-        break;
-      case 'TIMEOUT':
-        // The relay may still answer and track it on this connection: its place stays taken.
-        req.trackedOn = answer.connectionId;
-        this.#log.warn({ requestId: req.requestId, timeoutMs: answer.timeoutMs }, 'no answer in time: reconciling');
-        this.#toReconciling(req, undefined);
-        break;
-      case 'DISCONNECTED':
-        this.#tracker.release(req.requestId);
-        this.#toReconciling(req, 'reconnect');
-        break;
-    }
-    this.#publish();
-  }
-
-  /** A response after its TIMEOUT answer: as if it had come in time. */
-  #onLateResponse(response: LateResponse): void {
-    const req = this.#requests.get(response.requestId);
-    if (req === undefined || req.phase === 'done') return;
-    this.#log.info({ requestId: req.requestId, status: response.status }, 'late relay answer');
-    if (response.status === 'BROADCAST') {
-      this.#append({ kind: 'response', requestId: req.requestId, status: 'BROADCAST', txHash: response.txHash.toLowerCase() as Hex });
-      this.#learnHash(req, response.txHash);
-    } else if (response.status === 'REJECTED') {
-      this.#append({ kind: 'response', requestId: req.requestId, status: 'REJECTED', code: short(response.code, 128), retryable: response.retryable });
-      this.#onRejected(req, response.code, response.message, response.retryable, response.retryAfterMs);
-    } else {
-      this.#append({
-        kind: 'response',
-        requestId: req.requestId,
-        status: 'UNKNOWN',
-        code: short(response.code, 128),
-        ...(response.candidateTxHash === null ? {} : { txHash: response.candidateTxHash.toLowerCase() as Hex }),
-      });
-      if (response.candidateTxHash !== null) this.#learnHash(req, response.candidateTxHash);
-    }
-    this.#poller.request(0);
-  }
-
-  #learnHash(req: EngineRequest, txHash: string): void {
-    const hash = txHash.toLowerCase() as Hex;
-    if (req.txHash === undefined) req.txHash = hash;
-    this.#reconciliation.evidence.claim(hash, this.#context.clock.now());
-    this.#portfolio.applyOutcome(req.requestId, 'BROADCAST', { txHash: hash });
-  }
-
-  #onRejected(req: EngineRequest, code: string, message: string, retryable: boolean, retryAfterMs: number | null): void {
-    this.#count.rejected += 1;
-    // A relay that checks expected ids before sending says what a revert would: the view is stale.
-    if (code === STALE_SLOT_CODE) this.#poller.onStaleView(req.requestId, req.plan);
-    // A rate limit with its wait is the venue pacing the bot, not a failure: the intent goes again after it.
-    else if (!(code === 'RATE_LIMITED' && retryable)) this.killSwitch.recordFailure();
-    this.#finish(req, { how: 'rejected', status: 'REJECTED', reason: short(`${code}: ${message}`, 1024) });
-    this.#portfolio.applyOutcome(req.requestId, 'REJECTED');
+  /** An attempt's fate: the intent's, unless it may be signed again (new nonce) and still may go. */
+  #onFate(req: EngineRequest, fate: IntentFate, retryAfterMs: number | undefined): void {
     const ticket = req.ticket;
     if (ticket === undefined || ticket.settled) return;
-    // NONCE_NOT_INCREASING is final for that body, but a rejected request never executed: signing
-    // the intent again with a new nonce is safe (requests can overtake each other over REST).
-    const engineRetry = code === 'NONCE_NOT_INCREASING';
-    if ((retryable || engineRetry) && ticket.attempts < this.#tuning.maxAttempts && this.#placementRefusal(ticket) === undefined) {
-      const delay = retryAfterMs ?? (engineRetry ? 0 : 1_000);
-      this.#log.info({ requestId: req.requestId, code, retryInMs: delay, attempt: ticket.attempts }, 'rejected: signing it again with a new nonce');
-      this.#retryLater(ticket, delay);
+    const code = 'code' in fate ? fate.code : undefined;
+    if (retryAfterMs !== undefined && ticket.attempts < this.#tuning.maxAttempts && this.#placementRefusal(ticket) === undefined) {
+      this.#log.info({ requestId: req.requestId, code, retryInMs: retryAfterMs, attempt: ticket.attempts }, 'not executed: signing the intent again with a new nonce');
+      this.#retryLater(ticket, retryAfterMs);
       return;
     }
-    this.#log.warn({ requestId: req.requestId, code, message }, 'request rejected');
-    this.#settle(ticket, { status: 'REJECTED', requestId: req.requestId, code, message });
-  }
-
-  #onNotSent(req: EngineRequest, code: string, reason: string): void {
-    this.#tracker.release(req.requestId);
-    const now = this.#context.clock.now();
-    const ticket = req.ticket;
-    const running = this.#lifecycle === 'running' || this.#lifecycle === 'stopping';
-    // Nothing left this process. The same body may go again while no later nonce was handed to
-    // the transport (nonces must arrive in order) and its deadline leaves time.
-    if (running && req.request !== undefined && req.nonce >= this.#lastHandedNonce && req.resends < MAX_RESENDS && req.deadlineMs - now > RESEND_MIN_DEADLINE_LEFT_MS) {
-      req.resends += 1;
-      req.phase = 'waiting-resend';
-      const { resendDelayMs } = this.#tuning;
-      const at = now + backoffMs(req.resends, { initialMs: resendDelayMs, factor: 2, maxMs: resendDelayMs * 8 });
-      this.#resends.push({ request: req, at });
-      this.#resends.sort((a, b) => (a.request.nonce < b.request.nonce ? -1 : 1));
-      this.#log.info({ requestId: req.requestId, code, reason, resendInMs: at - now }, 'not sent: sending the same request again');
-      this.#wakeAtTime(at);
-      return;
-    }
-    this.#finish(req, { how: 'never-sent', status: 'NOT_SENT', reason: short(`${code}: ${reason}`, 1024) });
-    this.#portfolio.applyOutcome(req.requestId, 'REJECTED');
-    if (ticket === undefined || ticket.settled) return;
-    if (running && ticket.attempts < this.#tuning.maxAttempts && this.#placementRefusal(ticket) === undefined) {
-      this.#log.info({ requestId: req.requestId, code, reason }, 'not sent: signing the intent again');
-      this.#retryLater(ticket, this.#tuning.resendDelayMs);
-      return;
-    }
-    this.#settle(ticket, { status: 'REJECTED', requestId: req.requestId, code: 'NOT_SENT', message: `not sent (${code}): ${reason}` });
+    if (fate.status === 'REJECTED' && code !== 'ENGINE_STOPPED') this.#log.warn({ requestId: req.requestId, code, message: fate.message }, 'request rejected');
+    this.#settle(ticket, fate);
   }
 
   #retryLater(ticket: Ticket, delayMs: number): void {
@@ -1043,96 +927,20 @@ class Engine implements ExecutionEngine {
     this.#delayed.set(ticket, timer);
   }
 
-  // ---- outcomes ------------------------------------------------------------------------------
-
   #onOutcome(outcome: TransportOutcome): void {
     const req = this.#requests.get(outcome.requestId);
-    if (req === undefined || req.phase === 'done') {
+    if (req === undefined) {
       this.#stopLingering(outcome.requestId);
       this.#log.debug({ requestId: outcome.requestId, status: outcome.status }, 'an outcome of no unresolved request');
       return;
     }
-    if (outcome.status === 'UNRESOLVED') {
-      this.#learnHash(req, outcome.txHash);
-      this.#tracker.release(req.requestId);
-      this.#toReconciling(req, undefined);
-      return;
-    }
-    this.#settleExecuted(req, outcome.status, outcome.txHash, outcome.via === 'ws' ? 'outcome' : 'receipt', outcome.reason, {
-      kind: 'outcome',
-      requestId: req.requestId,
-      txHash: outcome.txHash.toLowerCase() as Hex,
-      status: outcome.status,
-      ...(outcome.blockNumber === null ? {} : { blockNumber: outcome.blockNumber.toString() }),
-      ...(outcome.reason === null ? {} : { reason: short(outcome.reason, 1024) }),
-    });
+    this.#dispatch(req, { type: 'outcome', outcome });
   }
 
-  /** A terminal status learnt from the relay, a receipt, the order events or the journal. */
-  #settleExecuted(
-    req: EngineRequest,
-    status: 'CONFIRMED' | 'REVERTED' | 'DROPPED',
-    txHash: string,
-    how: ResolvedHow,
-    reason: string | null,
-    outcomeRecord: JournalRecordInput | undefined,
-    drop: DropCause = DROPPED_BY_RELAY,
-  ): void {
-    if (req.phase === 'done') return;
-    const hash = txHash === '' ? undefined : (txHash.toLowerCase() as Hex);
-    if (hash !== undefined) {
-      req.txHash ??= hash;
-      this.#reconciliation.evidence.claim(hash, this.#context.clock.now());
-    }
-    if (outcomeRecord !== undefined) this.#append(outcomeRecord);
-    // Before #finish: that frees a place under the cap, and the next intent is planned at once.
-    const revertCode = status === 'REVERTED' ? parseRevertReason(reason).code : null;
-    const staleSlot = revertCode === STALE_SLOT_CODE;
-    // Every order passed the static rules (tick, sizes) before it was signed, so an INVALID_ORDER
-    // revert is the block's book at work (a post-only order that would cross, a FOK it cannot
-    // fill): the market moved under an in-flight request, not a fault of the bot.
-    const marketMoved = revertCode === MARKET_MOVED_CODE;
-    if (staleSlot) this.#poller.onStaleView(req.requestId, req.plan);
-    // Queued before the request leaves the unresolved set, so the flush sees it in nonce order.
-    const market = req.plan === undefined ? undefined : planMarket(req.plan);
-    const queued = status === 'CONFIRMED' && market !== undefined;
-    if (queued) {
-      this.#confirmations.push({ requestId: req.requestId, market: market.toLowerCase() as Address, nonce: req.nonce, txHash: hash });
-      this.#confirmations.sort((a, b) => (a.nonce < b.nonce ? -1 : a.nonce > b.nonce ? 1 : 0));
-    }
-    this.#finish(req, { how, status, ...(hash === undefined ? {} : { txHash: hash }), ...(reason === null ? {} : { reason: short(reason, 1024) }) });
-    if (!queued) this.#portfolio.applyOutcome(req.requestId, status as RequestStatus, hash === undefined ? {} : { txHash: hash });
-    // A request restored from the journal (no ticket) was signed by an earlier run: counted apart too.
-    if (req.ticket === undefined) {
-      const key = status === 'CONFIRMED' ? 'confirmed' : status === 'REVERTED' ? 'reverted' : 'dropped';
-      this.#carried = Object.freeze({ ...this.#carried, [key]: this.#carried[key] + 1 });
-    }
-    if (status === 'CONFIRMED') {
-      this.#count.confirmed += 1;
-      this.#reconciliation.confirmed(req.nonce, hash);
-      if (req.plan !== undefined && req.plan.kind !== 'cancel-trigger') this.#poller.request(this.#tuning.pollMs);
-    } else if (status === 'REVERTED') {
-      this.#count.reverted += 1;
-      if (staleSlot) this.#count.staleSlotReverts += 1;
-      else if (!marketMoved) this.killSwitch.recordFailure();
-    } else {
-      this.#count.dropped += 1;
-    }
-    // A stale-slot revert is news the engine handles (the poller's onStaleView), not an error: debug, and counted
-    // in `staleSlotReverts` (the run's status line and summary).
-    const code = status === 'REVERTED' ? revertCode : status === 'DROPPED' ? drop.code : undefined;
-    if (status !== 'CONFIRMED') this.#log[staleSlot ? 'debug' : 'info']({ requestId: req.requestId, status, code, reason, how }, 'request not executed');
-    const ticket = req.ticket;
-    if (ticket !== undefined) {
-      const fate: IntentFate =
-        status === 'CONFIRMED'
-          ? { status, requestId: req.requestId, txHash: hash ?? '' }
-          : status === 'REVERTED'
-            ? { status, requestId: req.requestId, txHash: hash ?? '', code: revertCode, reason }
-            : { status, requestId: req.requestId, txHash: hash ?? '', code: drop.code, reason, ...(drop.details === undefined ? {} : { details: drop.details }) };
-      this.#settle(ticket, fate);
-    }
-    this.#kick();
+  /** A response after its TIMEOUT answer: as if it had come in time. */
+  #onLateResponse(response: LateResponse): void {
+    const req = this.#requests.get(response.requestId);
+    if (req !== undefined) this.#dispatch(req, { type: 'late-response', response });
   }
 
   /**
@@ -1164,23 +972,6 @@ class Engine implements ExecutionEngine {
     this.#confirmations.push(...waiting);
   }
 
-  /** Writes the `resolved` record and forgets the request (its place under the cap too). */
-  #finish(req: EngineRequest, resolution: { readonly how: ResolvedHow; readonly status: FinalStatus; readonly txHash?: Hex; readonly reason?: string }): void {
-    if (req.phase === 'done') return;
-    req.phase = 'done';
-    this.#reconciliation.delete(req);
-    this.#requests.delete(req.requestId);
-    if (resolution.how !== 'outcome' && req.trackedOn !== undefined && req.trackedOn === this.#connectionId && this.#tracker.has(req.requestId)) {
-      this.#linger(req.requestId);
-    } else {
-      this.#tracker.release(req.requestId);
-    }
-    this.#append({ kind: 'resolved', requestId: req.requestId, ...resolution });
-    this.#flushConfirmations();
-    this.#publish();
-    this.#wake();
-  }
-
   /**
    * Keeps the place under the cap of a request settled without its outcome message (by receipt or
    * order events) while its connection may still deliver that outcome: the relay counts it as
@@ -1205,19 +996,6 @@ class Engine implements ExecutionEngine {
     this.#kick();
   }
 
-  #toReconciling(req: EngineRequest, gating: 'reconnect' | undefined): void {
-    if (req.phase === 'done') return;
-    if (req.phase !== 'reconciling') {
-      req.phase = 'reconciling';
-      req.reconcileSince = this.#context.clock.now();
-      req.quiet = false;
-      this.#reconciliation.add(req);
-    }
-    if (gating !== undefined && req.gating === undefined) req.gating = gating;
-    this.#poller.request(0);
-    this.#publish();
-  }
-
   // ---- connections ---------------------------------------------------------------------------
 
   #onConnection(event: TransportConnectionEvent): void {
@@ -1230,10 +1008,7 @@ class Engine implements ExecutionEngine {
         for (const id of state.awaitingOutcome) {
           this.#stopLingering(id);
           const req = this.#requests.get(id);
-          if (req === undefined || req.phase === 'done') continue;
-          this.#tracker.release(id);
-          if (req.phase === 'sending') req.lostConnection = true;
-          else if (req.via !== 'rest') this.#toReconciling(req, 'reconnect');
+          if (req !== undefined) this.#dispatch(req, { type: 'connection-closed' });
         }
         break;
       }
@@ -1246,11 +1021,7 @@ class Engine implements ExecutionEngine {
         const ids = new Set([...this.#tracker.reset(), ...(event.previous?.awaitingOutcome ?? [])]);
         for (const id of ids) {
           const req = this.#requests.get(id);
-          if (req === undefined || req.phase === 'done' || req.phase === 'sending' || req.phase === 'waiting-resend') continue;
-          // REST requests wait for their receipts, which no connection carries.
-          if (req.phase === 'broadcast' && req.via === 'rest') continue;
-          req.trackedOn = undefined;
-          this.#toReconciling(req, 'reconnect');
+          if (req !== undefined) this.#dispatch(req, { type: 'connection-opened' });
         }
         this.#log.info({ connectionId: event.connectionId, reconciling: this.#reconciliation.size }, 'relay connection open');
         // After a drop the venue may have lost orders (a restart): its active orders are read at once.
@@ -1376,18 +1147,9 @@ class Engine implements ExecutionEngine {
     this.#queue.clearPlacements();
     while (this.#queue.take() !== undefined);
     for (const ticket of waiting) this.#settle(ticket, refused(leftover));
-    for (const { request: req } of this.#resends.splice(0)) {
-      // Never left this process: settled as such.
-      this.#finish(req, { how: 'never-sent', status: 'NOT_SENT', reason: 'the engine stopped before sending it again' });
-      this.#portfolio.applyOutcome(req.requestId, 'REJECTED');
-      if (req.ticket !== undefined) this.#settle(req.ticket, { status: 'REJECTED', requestId: req.requestId, code: 'NOT_SENT', message: 'not sent: the engine stopped' });
-    }
-    for (const req of [...this.#requests.values()]) {
-      // The journal keeps it unresolved: the next start reconciles it.
-      if (req.ticket !== undefined) {
-        this.#settle(req.ticket, { status: 'REJECTED', requestId: req.requestId, code: 'ENGINE_STOPPED', message: 'the engine stopped before its fate was known; the journal keeps it for the next start to reconcile' });
-      }
-    }
+    // Those waiting to be sent again never left this process; the others stay unresolved in the journal.
+    this.#resends.length = 0;
+    for (const req of [...this.#requests.values()]) this.#dispatch(req, { type: 'engine-stopped' });
     const unresolved = this.#requests.size;
     this.#poller.stop();
     this.#wakeTimer?.unsubscribe();

@@ -8,6 +8,7 @@
 import type { Clock } from '../../core/clock.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { Hex } from '../../protocol/encoding.ts';
+import type { RequestState } from './request-machine.ts';
 import type { EngineTuning } from '../execution-engine.ts';
 import type { RequestPlan } from '../intent-plan.ts';
 import { reconcilePass, TxEvidence, type NonceFence, type ReconcileContext, type ReconcileSubject, type Verdict } from '../reconciler.ts';
@@ -17,19 +18,14 @@ const EVIDENCE_KEEP_MS = 10 * 60_000;
 
 export type ReconcileTuning = Pick<EngineTuning, 'outcomeWaitMs' | 'reconcileGraceMs' | 'reconcileQuietMs' | 'eventLagMs'>;
 
-/** What reconciliation reads of a request, and marks on it. */
+/** What reconciliation reads of a request. */
 export interface ReconcilableRequest {
   readonly requestId: string;
   readonly nonce: bigint;
   readonly deadlineMs: number;
   readonly signedAt: number;
   readonly plan: RequestPlan | undefined;
-  readonly phase: string;
-  readonly txHash: Hex | undefined;
-  readonly reconcileSince: number;
-  quiet: boolean;
-  readonly gating: 'start' | 'reconnect' | undefined;
-  readonly broadcastAt: number;
+  readonly state: RequestState;
 }
 
 /** A verdict that settles its request. */
@@ -45,6 +41,8 @@ export interface ReconciliationContext<R extends ReconcilableRequest> {
   readonly requests: () => Iterable<R>;
   /** Settles a request by a pass's verdict. */
   readonly settle: (req: R, verdict: SettlingVerdict) => void;
+  /** A pass long enough after the request began reconciling found nothing. */
+  readonly quiet: (req: R) => void;
   /** After a pass that had requests to reconcile. */
   readonly passed: () => void;
 }
@@ -75,12 +73,6 @@ export class Reconciliation<R extends ReconcilableRequest> {
     this.#reconciling.delete(req);
   }
 
-  /** True while a request of that kind of reconciliation is unsettled and not yet quiet. */
-  gates(kind: 'start' | 'reconnect'): boolean {
-    for (const req of this.#reconciling) if (req.gating === kind && !req.quiet) return true;
-    return false;
-  }
-
   /** A request CONFIRMED: its nonce fences the lower ones, its transaction witnesses the chain. */
   confirmed(nonce: bigint, txHash: Hex | undefined): void {
     if (this.#fence === undefined || nonce > this.#fence.nonce) this.#fence = { nonce, atMs: this.#ctx.clock.now() };
@@ -98,9 +90,9 @@ export class Reconciliation<R extends ReconcilableRequest> {
     const { clock, tuning } = this.#ctx;
     const overdue = passStartedAt - tuning.outcomeWaitMs;
     const subjects = [
-      ...[...this.#reconciling].filter((req) => req.phase === 'reconciling'),
+      ...[...this.#reconciling].filter((req) => req.state.phase === 'reconciling'),
       // BROADCAST long ago and no outcome yet (withheld, or lost): read its receipt too.
-      ...[...this.#ctx.requests()].filter((req) => req.phase === 'broadcast' && req.broadcastAt <= overdue),
+      ...[...this.#ctx.requests()].filter((req) => req.state.phase === 'broadcast' && req.state.broadcastAt <= overdue),
     ];
     if (subjects.length === 0) return;
     // Lowest nonce first: of two requests that could own one transaction, the earlier one does.
@@ -119,12 +111,12 @@ export class Reconciliation<R extends ReconcilableRequest> {
     });
     for (const req of subjects) {
       const verdict: Verdict = verdicts.get(req.requestId) ?? { kind: 'unknown' };
-      if (req.phase !== 'reconciling' && req.phase !== 'broadcast') continue;
-      if (req.phase === 'broadcast' && verdict.kind === 'unknown') continue;
-      if (verdict.kind !== 'unknown') this.#ctx.settle(req, verdict);
-      else if (!req.quiet && passStartedAt >= req.reconcileSince + tuning.reconcileQuietMs) {
-        req.quiet = true;
-        this.#ctx.logger.info({ requestId: req.requestId, gating: req.gating }, 'reconciliation found nothing yet: it waits for a later nonce or its deadline');
+      // The pass read while requests moved on: only those still in the phase it read them in are settled.
+      const { state } = req;
+      if (verdict.kind !== 'unknown') {
+        if (state.phase === 'reconciling' || state.phase === 'broadcast') this.#ctx.settle(req, verdict);
+      } else if (state.phase === 'reconciling' && !state.quiet && passStartedAt >= state.since + tuning.reconcileQuietMs) {
+        this.#ctx.quiet(req);
       }
     }
     this.#ctx.passed();
@@ -132,5 +124,5 @@ export class Reconciliation<R extends ReconcilableRequest> {
 }
 
 function subjectOf(req: ReconcilableRequest): ReconcileSubject {
-  return { requestId: req.requestId, nonce: req.nonce, plan: req.plan, signedAt: req.signedAt, deadlineMs: req.deadlineMs, txHash: req.txHash, sentOnClosedConnection: req.gating === 'reconnect' };
+  return { requestId: req.requestId, nonce: req.nonce, plan: req.plan, signedAt: req.signedAt, deadlineMs: req.deadlineMs, txHash: req.state.txHash, sentOnClosedConnection: req.state.gating === 'reconnect' };
 }
