@@ -16,7 +16,7 @@
  * - Outside it: an order frees its slot when it is cancelled, filled up, or missing from a complete
  *   active-orders snapshot, at that event's block time.
  *
- * Settled placements (see the portfolio) leave final slots (`knownSlot`) that seed the replay.
+ * Settled placements (see `portfolio/order-registry.ts`) leave final slots (`knownSlot`) that seed the replay.
  *
  * A slot-free placement (only IOC/FOK orders, no cancel in the market: a taker, a TWAP slice) moves
  * no slot, so the replay skips it: its orders never hold a slot, so freeing them changes nothing.
@@ -98,7 +98,7 @@ export interface OrderRecord {
   doubtedAt: number | undefined;
 }
 
-/** What the replay reads of the portfolio. */
+/** What the replay reads of the order registry. */
 export interface SlotReplayContext {
   readonly market: Address;
   /** Unsettled confirmed placements touching the market, in confirmation order (`unsettledIn` has the market). */
