@@ -3,7 +3,8 @@
  *
  * 1. Latency from an intent to its signed wire frame: `engine.submit(intent)` until the WebSocket
  *    frame of the signed request is encoded by the transport (risk check, queue, expected order ids,
- *    nonce, EIP-712 digest and signature, the journal's fsynced `signed` record), one intent at a
+ *    nonce, the journal's `planned` record fsynced on the thread pool while the EIP-712 digest and
+ *    signature are computed, the `signed` record), one intent at a
  *    time on an idle engine; next to one bare secp256k1 signature of a digest with the same library
  *    (viem `sign`). Median and p99 of per-intent samples are in the names (the harness's own figure
  *    for this line is the whole round: frame, answer, outcome and their journal records).

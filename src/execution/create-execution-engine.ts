@@ -5,7 +5,7 @@
  *
  *   submit(intent) -> risk check -> queue -> (a place under the cap, placements allowed)
  *     -> expected order ids from the portfolio's slots (wait while an id is unknown) -> nonce
- *     -> EIP-712 signature -> journal `signed` (fsynced) -> transport.submit
+ *     -> journal `planned`, fsynced while the EIP-712 signature is computed -> `signed` -> transport.submit
  *     -> `sent`, `response` -> terminal outcome (or reconciliation) -> `outcome`, `resolved` -> fate
  *
  * One pump signs and hands requests to the transport one at a time, so requests reach the
@@ -41,7 +41,7 @@ import { planIntent, planMarket, type RequestPlan } from './intent-plan.ts';
 import { createPlanSigner, intentOfPlan, isTriggerCreation, planOfRequest, requestStampOf, type PlanSigner } from './intent-signer.ts';
 import { journalHistory, readJournalRecords } from './journal-history.ts';
 import { summarizeIntent, type JournalRecordInput } from './journal-record.ts';
-import { nodeJournalFs, openJournal, type Journal, type UnresolvedRequest } from './journal.ts';
+import { liveJournalFs, openJournal, type Journal, type UnresolvedRequest } from './journal.ts';
 import { createKillSwitch, killSwitchParameters, type KillSwitch, type KillSwitchTrip } from './kill-switch.ts';
 import { createNonceSource, DEFAULT_MAX_FUTURE_SKEW_MS, type NonceSource } from './nonce-source.ts';
 import { createPortfolio, DEFAULT_SETTLE_MS, type Portfolio } from './portfolio.ts';
@@ -446,7 +446,7 @@ class Engine implements ExecutionEngine {
     this.#lifecycle = 'starting';
     const { clock } = this.#context;
     const params = this.#params;
-    const fs = params.journalFs ?? nodeJournalFs;
+    const fs = params.journalFs ?? liveJournalFs;
     const journal = openJournal({ clock, fs }, { dir: params.journalDir, network: params.network.name, wallet: this.#signer.wallet });
     this.#journal = journal;
     const history = journalHistory(readJournalRecords(journal.path, (path) => fs.readFileSync(path)));
@@ -533,8 +533,10 @@ class Engine implements ExecutionEngine {
    * when the journal alone says enough (an outcome, or a rejection), to call once all are restored.
    */
   #restore(unresolved: UnresolvedRequest): ((unresolved: UnresolvedRequest) => void) | undefined {
-    const parsed = parseRelayRestRequest(unresolved.body);
-    const request = parsed.ok ? parsed.value : undefined;
+    // The signed body, or the `planned` record's (signed with zeros): either tells the plan and deadline.
+    const text = unresolved.body ?? unresolved.unsigned;
+    const parsed = text === undefined ? undefined : parseRelayRestRequest(text);
+    const request = parsed?.ok === true ? parsed.value : undefined;
     const plan = request === undefined ? undefined : planOfRequest(request);
     const stamp = request === undefined ? undefined : requestStampOf(request);
     const deadlineMs = stamp === undefined ? unresolved.signedAt + this.#deadlineSec * 1000 : Number(stamp.deadlineSec) * 1000;
@@ -544,9 +546,9 @@ class Engine implements ExecutionEngine {
       nonce: unresolved.nonce,
       deadlineMs,
       signedAt: unresolved.signedAt,
-      request,
+      request: unresolved.body === undefined ? undefined : request,
       plan,
-      hasBody: request !== undefined,
+      hasBody: unresolved.body !== undefined && request !== undefined,
       ordered: plan !== undefined && planMarket(plan) !== undefined,
       state: restoredRequest({ txHash: unresolved.txHash, via: unresolved.sends.at(-1), now: this.#context.clock.now() }),
     };
@@ -730,29 +732,37 @@ class Engine implements ExecutionEngine {
     }
     const requestId = this.#context.ids.next();
     const deadlineSec = Math.floor(now / 1000) + this.#deadlineSec;
+    const prepared = this.#signer.prepare(planned.plan, { requestId, nonce, deadlineSec: BigInt(deadlineSec) });
+    const retryOf = ticket.firstRequestId;
+    const stamp = { requestId, nonce: nonce.toString(), method: prepared.unsigned.method, intent: summarizeIntent(intent), ...(retryOf === undefined ? {} : { retryOf }) };
+    const notSent = () => this.#settle(ticket, refused(new BaseError('JOURNAL_UNAVAILABLE', 'the journal failed: the request was not sent')));
+    if (!this.#write({ kind: 'planned', ...stamp, unsigned: encodeRelayRestRequest(prepared.unsigned) })) return notSent();
+    ticket.firstRequestId ??= requestId;
+    // The disk flushes the plan while the signature is computed: the request leaves once both are done.
+    const durable = this.#journal!.sync().then(
+      () => true,
+      (error: unknown) => (this.#journalFailed(error), false),
+    );
     let request: RelayRestRequest;
     try {
-      request = await this.#signer.sign(planned.plan, { requestId, nonce, deadlineSec: BigInt(deadlineSec) });
+      request = await prepared.sign();
     } catch (error) {
       this.#log.error({ err: error, purpose: intent.purpose }, 'signing failed');
+      this.#abandon(requestId, 'the signer failed');
       this.#settle(ticket, refused(isBaseError(error) ? error : new BaseError('PROTOCOL_SIGNATURE_INVALID', 'the signer failed', { cause: error })));
       return;
     }
-    // The world may have moved while the signer worked.
+    if (!this.#write({ kind: 'signed', ...stamp, body: encodeRelayRestRequest(request) }) || !(await durable)) return notSent();
+    // The world may have moved while the signer and the disk worked.
     const lateRefusal = this.#placementRefusal(ticket);
     if (lateRefusal !== undefined) {
+      this.#abandon(requestId, lateRefusal.message);
       this.#settle(ticket, refused(lateRefusal));
       return;
     }
     if (this.#broken !== undefined || this.#tracker.available() <= 0) {
+      this.#abandon(requestId, 'no place under the in-flight cap when it was ready: signed again later');
       this.#front.unshift(ticket);
-      return;
-    }
-    const body = encodeRelayRestRequest(request);
-    const retryOf = ticket.firstRequestId;
-    ticket.firstRequestId ??= requestId;
-    if (!this.#append({ kind: 'signed', requestId, nonce: nonce.toString(), method: request.method, intent: summarizeIntent(intent), body, ...(retryOf === undefined ? {} : { retryOf }) })) {
-      this.#settle(ticket, refused(new BaseError('JOURNAL_UNAVAILABLE', 'the journal failed: the request was not sent')));
       return;
     }
     const req: EngineRequest = {
@@ -776,6 +786,11 @@ class Engine implements ExecutionEngine {
     // After the hand-over (nothing can come back before this turn ends): state is off the wire path.
     this.#portfolio.markPending(requestId, planned.intent, expectedOf(planned.plan));
     this.killSwitch.recordSubmission();
+  }
+
+  /** A request journaled but not sent after all: resolved as never sent (its nonce is not used again). */
+  #abandon(requestId: string, reason: string): void {
+    this.#append({ kind: 'resolved', requestId, how: 'never-sent', status: 'NOT_SENT', reason: reason.slice(0, 1024) });
   }
 
   /** Why a placement may no longer be signed (kill switch, stopping); undefined for cancels. */
@@ -1245,33 +1260,47 @@ class Engine implements ExecutionEngine {
 
   // ---- journal and stats ---------------------------------------------------------------------
 
-  /** Appends a record; false when the journal is closed or failed (then nothing more is signed). */
-  #append(input: JournalRecordInput): boolean {
+  /** Writes a record (durable at the next sync); false when the journal is closed or failed (then nothing more is signed). */
+  #write(input: JournalRecordInput): boolean {
     const journal = this.#journal;
     if (journal === undefined) return false;
     try {
-      journal.append(input);
+      journal.write(input);
       return true;
     } catch (error) {
       if (isBaseError(error, 'JOURNAL_RECORD_INVALID')) {
         this.#log.error({ err: error, kind: input.kind }, 'journal record refused (a bug)');
-        return input.kind !== 'signed' ? true : false;
+        return input.kind !== 'signed' && input.kind !== 'planned';
       }
-      if (this.#broken === undefined) {
-        this.#broken = isBaseError(error) ? error : new BaseError('JOURNAL_UNAVAILABLE', 'the journal failed', { cause: error });
-        this.#log.error({ err: error }, 'the journal failed: nothing more is signed');
-        const refusal = new BaseError('JOURNAL_UNAVAILABLE', `the journal failed, so nothing more is signed: ${this.#broken.message}`);
-        queueMicrotask(() => {
-          this.#dropPlacements(refusal, this.#queue.clearPlacements());
-          for (const entry of this.#queue.snapshot()) this.#settle(entry.meta, refused(refusal));
-          while (this.#queue.take() !== undefined);
-          for (const ticket of [...this.#front, ...this.#parked]) this.#settle(ticket, refused(refusal));
-          this.#front.length = 0;
-          this.#parked.length = 0;
-        });
-      }
+      this.#journalFailed(error);
       return false;
     }
+  }
+
+  /**
+   * Writes a record that waits for no disk: the records after a request left (answers, outcomes,
+   * resolutions) become durable with the next request's `planned` record, or when the journal
+   * closes. A crash of the machine (not of the process) may lose the last of them; the restart then
+   * reconciles those requests again, which is safe: a restored request is never sent again.
+   */
+  #append(input: JournalRecordInput): boolean {
+    return this.#write(input);
+  }
+
+  /** The journal failed: nothing more is signed, and every placement waiting to be is refused. */
+  #journalFailed(error: unknown): void {
+    if (this.#broken !== undefined) return;
+    this.#broken = isBaseError(error) ? error : new BaseError('JOURNAL_UNAVAILABLE', 'the journal failed', { cause: error });
+    this.#log.error({ err: error }, 'the journal failed: nothing more is signed');
+    const refusal = new BaseError('JOURNAL_UNAVAILABLE', `the journal failed, so nothing more is signed: ${this.#broken.message}`);
+    queueMicrotask(() => {
+      this.#dropPlacements(refusal, this.#queue.clearPlacements());
+      for (const entry of this.#queue.snapshot()) this.#settle(entry.meta, refused(refusal));
+      while (this.#queue.take() !== undefined);
+      for (const ticket of [...this.#front, ...this.#parked]) this.#settle(ticket, refused(refusal));
+      this.#front.length = 0;
+      this.#parked.length = 0;
+    });
   }
 
   #snapshot(): EngineStats {

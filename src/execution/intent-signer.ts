@@ -37,13 +37,26 @@ export interface RequestStamp {
   readonly deadlineSec: bigint;
 }
 
+/** A request ready to be signed. */
+export interface PreparedRequest {
+  /** The request with an all-zero signature: what the journal's `planned` record keeps. */
+  readonly unsigned: RelayRestRequest;
+  /** Computes the signature: the request ready for `RelayTransport.submit`. */
+  sign(): Promise<RelayRestRequest>;
+}
+
 export interface PlanSigner {
   /** The trading wallet, lowercase. */
   readonly wallet: Address;
   readonly domain: TradingWalletDomain;
+  /** `plan` under `stamp`, to be signed (the journal records it first). */
+  prepare(plan: RequestPlan, stamp: RequestStamp): PreparedRequest;
   /** Signs `plan` under `stamp`: the request ready for `RelayTransport.submit`. */
   sign(plan: RequestPlan, stamp: RequestStamp): Promise<RelayRestRequest>;
 }
+
+/** The signature field of an unsigned request: 65 zero bytes, which no signer produces (r = s = 0). */
+export const ZERO_SIGNATURE = `0x${'00'.repeat(65)}` as Hex;
 
 /**
  * The bytes32 clientOrderId of a request: its UUID's 16 bytes, left-padded.
@@ -86,47 +99,41 @@ export function createPlanSigner(params: IntentSigningParameters): PlanSigner {
     builder: ZERO_ADDRESS,
     builderFeePps: 0n,
   });
-  return {
-    wallet,
-    domain,
-    async sign(plan, stamp) {
-      switch (plan.kind) {
-        case 'batch': {
-          const intent: BatchIntent = {
-            header: header(plan.market, stamp),
-            orders: plan.orders.map(orderIntent),
-            cancelSlotIdxs: plan.cancelSlots,
-            expectedOrderIds: plan.expectedOrderIds,
-          };
-          const signature = await signBatchIntent(signer, { domain, intent });
-          return { requestId: stamp.requestId, method: RelayMethod.executeBatch, wallet, payload: { ...intent, signature }, authorization7702: null };
-        }
-        case 'replace': {
-          const intent: ReplaceBySlotIntent = {
-            header: header(plan.market, stamp),
-            packedOps: encodePackedOps(plan.ops),
-            expectedOrderIds: plan.expectedOrderIds,
-          };
-          const signature = await signReplaceBySlotIntent(signer, { domain, intent });
-          return {
-            requestId: stamp.requestId,
-            method: RelayMethod.executeReplaceBySlotPacked,
-            wallet,
-            payload: { ...intent, signature },
-            authorization7702: null,
-          };
-        }
-        case 'cancel-trigger': {
-          const intent = { accountId, authNonce, nonce: stamp.nonce, deadline: stamp.deadlineSec, triggerId: plan.triggerId.toLowerCase() as Hex };
-          const signature = await signCancelTriggerIntent(signer, { domain, intent });
-          return { requestId: stamp.requestId, method: RelayMethod.cancelTrigger, wallet, payload: { ...intent, signature }, authorization7702: null };
-        }
+  const prepared = (request: RelayRestRequest, signature: () => Promise<Hex>): PreparedRequest => ({
+    unsigned: request,
+    sign: async () => ({ ...request, payload: { ...request.payload, signature: await signature() } }) as RelayRestRequest,
+  });
+  const prepare = (plan: RequestPlan, stamp: RequestStamp): PreparedRequest => {
+    const unsigned = { requestId: stamp.requestId, wallet, authorization7702: null } as const;
+    switch (plan.kind) {
+      case 'batch': {
+        const intent: BatchIntent = {
+          header: header(plan.market, stamp),
+          orders: plan.orders.map(orderIntent),
+          cancelSlotIdxs: plan.cancelSlots,
+          expectedOrderIds: plan.expectedOrderIds,
+        };
+        return prepared({ ...unsigned, method: RelayMethod.executeBatch, payload: { ...intent, signature: ZERO_SIGNATURE } }, () => signBatchIntent(signer, { domain, intent }));
       }
-    },
+      case 'replace': {
+        const intent: ReplaceBySlotIntent = {
+          header: header(plan.market, stamp),
+          packedOps: encodePackedOps(plan.ops),
+          expectedOrderIds: plan.expectedOrderIds,
+        };
+        return prepared({ ...unsigned, method: RelayMethod.executeReplaceBySlotPacked, payload: { ...intent, signature: ZERO_SIGNATURE } }, () =>
+          signReplaceBySlotIntent(signer, { domain, intent }),
+        );
+      }
+      case 'cancel-trigger': {
+        const intent = { accountId, authNonce, nonce: stamp.nonce, deadline: stamp.deadlineSec, triggerId: plan.triggerId.toLowerCase() as Hex };
+        return prepared({ ...unsigned, method: RelayMethod.cancelTrigger, payload: { ...intent, signature: ZERO_SIGNATURE } }, () => signCancelTriggerIntent(signer, { domain, intent }));
+      }
+    }
   };
+  return { wallet, domain, prepare, sign: (plan, stamp) => prepare(plan, stamp).sign() };
 }
 
-/** The intent nonce and deadline (Unix seconds) of a signed wallet request; undefined for other methods. */
 export function requestStampOf(request: RelayRestRequest): { readonly nonce: bigint; readonly deadlineSec: bigint } | undefined {
   switch (request.method) {
     case RelayMethod.executeBatch:

@@ -58,8 +58,15 @@ export function journalHistory(records: readonly JournalRecord[]): JournalHistor
   const nonces: bigint[] = [];
   let oldestSignedAt: number | undefined;
   for (const record of records) {
-    if (record.kind === 'signed') {
-      signed.set(record.requestId, { body: record.body, purpose: record.intent?.purpose ?? 'restored', at: record.at, nonce: BigInt(record.nonce) });
+    if (record.kind === 'planned' || record.kind === 'signed') {
+      // A `signed` record after its `planned` one: the same plan, now with the wire body.
+      const planned = signed.get(record.requestId);
+      if (planned !== undefined) {
+        if (record.kind === 'signed') signed.set(record.requestId, { ...planned, body: record.body });
+        continue;
+      }
+      const body = record.kind === 'signed' ? record.body : record.unsigned;
+      signed.set(record.requestId, { body, purpose: record.intent?.purpose ?? 'restored', at: record.at, nonce: BigInt(record.nonce) });
       nonces.push(BigInt(record.nonce));
       if (oldestSignedAt === undefined || record.at < oldestSignedAt) oldestSignedAt = record.at;
       continue;

@@ -61,7 +61,28 @@ const header = {
   at: z.number().int().nonnegative(),
 };
 
-/** A signed request, recorded before it is sent. `body` is the exact wire JSON text. */
+/**
+ * A request about to be signed, recorded before it can be sent: its nonce, and its wire JSON text
+ * with an all-zero signature (`unsigned`), which tells a restart its plan and deadline. The engine
+ * has it fsynced while the signature is computed; its `signed` record follows. The signature makes
+ * the body, not the plan: a restart needs no more to reconcile the request.
+ */
+export const plannedRecordSchema = z.strictObject({
+  ...header,
+  kind: z.literal('planned'),
+  requestId: uuidv7Schema,
+  /** The intent nonce, a canonical uint64 decimal string. */
+  nonce: uintText(64),
+  method: z.enum(RELAY_METHODS),
+  intent: intentSummarySchema.nullable(),
+  unsigned: z.string().min(2),
+  retryOf: uuidv7Schema.optional(),
+});
+
+/**
+ * A signed request, recorded before it is sent. `body` is the exact wire JSON text. After a
+ * `planned` record of the same request and nonce it completes that request.
+ */
 export const signedRecordSchema = z.strictObject({
   ...header,
   kind: z.literal('signed'),
@@ -160,6 +181,7 @@ export const ledgerRecordSchema = z.strictObject({
 });
 
 export const journalRecordSchema = z.discriminatedUnion('kind', [
+  plannedRecordSchema,
   signedRecordSchema,
   sentRecordSchema,
   responseRecordSchema,
@@ -171,6 +193,7 @@ export const journalRecordSchema = z.discriminatedUnion('kind', [
 
 export type JournalRecord = z.output<typeof journalRecordSchema>;
 export type JournalRecordKind = JournalRecord['kind'];
+export type PlannedRecord = z.output<typeof plannedRecordSchema>;
 export type SignedRecord = z.output<typeof signedRecordSchema>;
 export type SentRecord = z.output<typeof sentRecordSchema>;
 export type ResponseRecord = z.output<typeof responseRecordSchema>;
@@ -182,6 +205,7 @@ export type LedgerRecord = z.output<typeof ledgerRecordSchema>;
 type Input<S extends z.ZodType> = Omit<z.input<S>, 'seq' | 'at'>;
 /** What a caller appends: a record without `seq` and `at`, which the journal assigns. */
 export type JournalRecordInput =
+  | Input<typeof plannedRecordSchema>
   | Input<typeof signedRecordSchema>
   | Input<typeof sentRecordSchema>
   | Input<typeof responseRecordSchema>
@@ -223,11 +247,11 @@ export function fastJournalRecord(seq: number, at: number, input: Readonly<Recor
     if (Object.hasOwn(input, key)) out[key] = input[key];
     else if (!fields[key]!.optional) return undefined;
   }
-  if (input.kind === 'signed') {
+  if (input.kind === 'signed' || input.kind === 'planned') {
     const intent = input.intent as IntentSummary | null;
     // A new object in schema order, as the schema outputs it.
     out.intent = intent === null ? null : { type: intent.type, market: intent.market, purpose: intent.purpose };
-    out.txHash = null; // z.null().default(null)
+    if (input.kind === 'signed') out.txHash = null; // z.null().default(null)
   }
   return out as JournalRecord;
 }
@@ -262,6 +286,16 @@ const maybe = (valid: FastField['valid']): FastField => ({ valid, optional: true
 const FAST_HEADER = { seq: need(int(1)), at: need(int(0)) };
 /** Per kind, the schema's fields in its order (mirrors the schemas above). */
 const FAST_FIELDS: Record<string, Record<string, FastField>> = {
+  planned: {
+    ...FAST_HEADER,
+    kind: need(oneOf(['planned'])),
+    requestId: need(uuid),
+    nonce: need(uint64),
+    method: need(oneOf(RELAY_METHODS)),
+    intent: need(intentValid),
+    unsigned: need(text(2, Number.POSITIVE_INFINITY)),
+    retryOf: maybe(uuid),
+  },
   signed: {
     ...FAST_HEADER,
     kind: need(oneOf(['signed'])),

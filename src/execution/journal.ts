@@ -2,8 +2,10 @@
  * The execution journal: an append-only file per (network, wallet) of every signed request, the
  * relay's immediate answer, the terminal outcome and the reconciliation result, so a restart restores
  * the nonce floor and reconciles whatever was unresolved. "A crash between signing and sending loses
- * nothing and duplicates nothing": the engine appends the `signed` record (written and fsynced before
- * `append` returns) before the request leaves, and never signs a nonce at or below the floor.
+ * nothing and duplicates nothing": the engine writes the `planned` record (nonce and plan) and has it
+ * fsynced while the signature is computed (`write`, then `sync`: journal-sync.ts), writes the
+ * `signed` record, and sends only once the fsync is done; it never signs a nonce at or below the floor.
+ * `append` writes and fsyncs before it returns.
  *
  * File: `<dir>/<network>-<wallet>.journal.jsonl`, mode 0600, one record per line (journal-record.ts).
  *
@@ -45,9 +47,11 @@ import {
   type JournalTransport,
   type LedgerRecord,
   type OutcomeRecord,
+  type PlannedRecord,
   type ResponseRecord,
   type SignedRecord,
 } from './journal-record.ts';
+import { JournalSync, type Flush } from './journal-sync.ts';
 
 /** The file-system calls the journal makes: node:fs by default; tests inject failures and spies. */
 export interface JournalFs {
@@ -55,6 +59,8 @@ export interface JournalFs {
   openSync(path: string, flags: 'a' | 'r' | 'r+' | 'w' | 'wx', mode?: number): number;
   writeSync(fd: number, buffer: Uint8Array, offset: number, length: number): number;
   fsyncSync(fd: number): void;
+  /** fsync off the main thread (libuv's thread pool); without it `Journal.sync` fsyncs synchronously. */
+  fsync?(fd: number, done: (error: unknown) => void): void;
   ftruncateSync(fd: number, length: number): void;
   closeSync(fd: number): void;
   readFileSync(path: string): Uint8Array;
@@ -65,7 +71,10 @@ export interface JournalFs {
   mkdirSync(path: string, options: { mode?: number }): void;
 }
 
-/** The real file system. */
+/**
+ * The real file system, fsyncing on the main thread (what tests and virtual runs build on: no
+ * callback from the thread pool can come at an unknown point of virtual time).
+ */
 export const nodeJournalFs: JournalFs = {
   openSync: (path, flags, mode) => nodeFs.openSync(path, flags, mode),
   writeSync: (fd, buffer, offset, length) => nodeFs.writeSync(fd, buffer, offset, length),
@@ -81,15 +90,20 @@ export const nodeJournalFs: JournalFs = {
   },
 };
 
-/** A signed request without a `resolved` record, with everything the journal knows of it. */
+/** The real file system with fsync on the thread pool: the engine's default. */
+export const liveJournalFs: JournalFs = { ...nodeJournalFs, fsync: (fd, done) => nodeFs.fsync(fd, done) };
+
+/** A planned or signed request without a `resolved` record, with everything the journal knows of it. */
 export interface UnresolvedRequest {
   readonly requestId: string;
   readonly nonce: bigint;
   readonly method: RelayMethodName;
   readonly intent: IntentSummary | null;
-  /** The exact wire JSON text that was (or was about to be) sent. */
-  readonly body: string;
-  /** Clock time of the `signed` record. */
+  /** The exact wire JSON text that was (or was about to be) sent; undefined when only its `planned` record was written. */
+  readonly body: string | undefined;
+  /** Its wire JSON text with an all-zero signature, from its `planned` record (undefined for requests signed without one). */
+  readonly unsigned: string | undefined;
+  /** Clock time of its first record (`planned`, or `signed`). */
   readonly signedAt: number;
   /** Each transport it left on, in order; empty: it was signed but maybe never sent. */
   readonly sends: readonly JournalTransport[];
@@ -135,8 +149,9 @@ export interface OpenJournalParameters {
 }
 
 interface Entry {
-  readonly signed: SignedRecord;
+  readonly first: PlannedRecord | SignedRecord;
   readonly nonce: bigint;
+  body: string | undefined;
   readonly records: JournalRecord[];
   readonly sends: JournalTransport[];
   response: ResponseRecord | undefined;
@@ -157,10 +172,18 @@ class JournalState {
     this.lastSeq = record.seq;
     this.records += 1;
     switch (record.kind) {
+      case 'planned':
       case 'signed': {
+        const planned = this.entries.get(record.requestId);
+        if (planned !== undefined && record.kind === 'signed') {
+          planned.body = record.body;
+          planned.records.push(record);
+          return;
+        }
         const nonce = BigInt(record.nonce);
         if (nonce > this.nonceFloor) this.nonceFloor = nonce;
-        this.entries.set(record.requestId, { signed: record, nonce, records: [record], sends: [], response: undefined, outcome: undefined });
+        const body = record.kind === 'signed' ? record.body : undefined;
+        this.entries.set(record.requestId, { first: record, nonce, body, records: [record], sends: [], response: undefined, outcome: undefined });
         return;
       }
       case 'nonce-floor': {
@@ -187,13 +210,15 @@ class JournalState {
   }
 
   view(entry: Entry): UnresolvedRequest {
+    const { first } = entry;
     return {
-      requestId: entry.signed.requestId,
+      requestId: first.requestId,
       nonce: entry.nonce,
-      method: entry.signed.method as RelayMethodName,
-      intent: entry.signed.intent,
-      body: entry.signed.body,
-      signedAt: entry.signed.at,
+      method: first.method as RelayMethodName,
+      intent: first.intent,
+      body: entry.body,
+      unsigned: first.kind === 'planned' ? first.unsigned : undefined,
+      signedAt: first.at,
       sends: [...entry.sends],
       response: entry.response,
       outcome: entry.outcome,
@@ -411,6 +436,7 @@ export class Journal {
   #fd: number | undefined;
   /** Set when a write failed: the file may end in a partial line, so nothing more is appended. */
   #failure: unknown;
+  readonly #sync: JournalSync;
 
   constructor(init: JournalInit) {
     this.path = init.path;
@@ -421,6 +447,13 @@ export class Journal {
     this.#state = init.state;
     this.#lock = init.lock;
     this.#fd = init.fd;
+    this.#sync = new JournalSync(
+      () => this.#flush(),
+      (error) => {
+        this.#failure ??= error;
+        return unavailable('fsync failed; reopen the journal to recover', this.path, error);
+      },
+    );
   }
 
   /** The highest nonce ever signed or recorded (0n when none): the next nonce must be above it. */
@@ -445,17 +478,41 @@ export class Journal {
   }
 
   /**
-   * Appends one record, durably: written and fsynced before this returns. Assigns `seq` and `at`.
-   * Throws JOURNAL_RECORD_INVALID (nothing written) when the record breaks its schema or a rule:
-   * a `signed` nonce must be above the floor and its requestId not unresolved already; `sent` and
-   * `resolved` need an unresolved request; no JWT anywhere. Throws
-   * JOURNAL_UNAVAILABLE when the journal is closed or a write fails (then on every later call too).
+   * Appends one record, durably: written and fsynced before this returns (with every record written
+   * before it). Assigns `seq` and `at`. Throws JOURNAL_RECORD_INVALID (nothing written) when the
+   * record breaks its schema or a rule: a `planned` nonce must be above the floor and its requestId
+   * new; a `signed` one too, unless it completes the `planned` record of the same request and nonce;
+   * `sent` and `resolved` need an unresolved request; no JWT anywhere. Throws JOURNAL_UNAVAILABLE
+   * when the journal is closed or a write fails (then on every later call too).
    *
    * @example
    * journal.append({ kind: 'signed', requestId, nonce: nonce.toString(), method, intent: summarizeIntent(intent), body });
    * send(body);
    */
   append(input: JournalRecordInput): JournalRecord {
+    const record = this.write(input);
+    try {
+      this.#fs.fsyncSync(this.#fd!);
+    } catch (error) {
+      // Never retry a failed fsync: the kernel may have dropped the dirty pages (PostgreSQL's fsyncgate).
+      this.#failure = error;
+      const failure = unavailable('fsync failed; reopen the journal to recover', this.path, error);
+      this.#sync.fail(failure);
+      throw failure;
+    }
+    this.#sync.synced();
+    return record;
+  }
+
+  /**
+   * Writes one record (the checks and errors of `append`) without waiting for the disk: a crash of
+   * this process keeps it (the kernel has it), a crash of the machine may not until `sync()` resolves.
+   *
+   * @example
+   * journal.write({ kind: 'planned', requestId, nonce, method, intent, unsigned });
+   * const durable = journal.sync(); // the disk flushes while the signature is computed
+   */
+  write(input: JournalRecordInput): JournalRecord {
     const fd = this.#writable();
     const record = this.#check(input);
     const line = encodeJournalLine(record, this.#state.lastCrc);
@@ -464,15 +521,42 @@ export class Journal {
     }
     try {
       writeAll(this.#fs, fd, Buffer.from(line, 'utf8'));
-      this.#fs.fsyncSync(fd);
     } catch (error) {
-      // Never retry a failed fsync: the kernel may have dropped the dirty pages (PostgreSQL's fsyncgate).
       this.#failure = error;
-      throw unavailable('write failed; reopen the journal to recover', this.path, error);
+      const failure = unavailable('write failed; reopen the journal to recover', this.path, error);
+      this.#sync.fail(failure);
+      throw failure;
     }
     this.#state.apply(record);
     this.#state.lastCrc = journalLineCrc(line);
+    this.#sync.wrote();
     return record;
+  }
+
+  /**
+   * Resolves once every record written before the call is durable: one fsync, on the thread pool
+   * when the file system offers it, shared with every other caller waiting. Rejects with
+   * JOURNAL_UNAVAILABLE when the fsync fails (then the journal is failed) or the journal closes first.
+   */
+  sync(): Promise<void> {
+    if (this.#failure !== undefined && this.#sync.pending) return Promise.reject(unavailable('closed, or an earlier write failed; reopen the journal', this.path, this.#failure));
+    return this.#sync.sync();
+  }
+
+  /** An fsync of the file as it is now. */
+  #flush(): Flush {
+    const fd = this.#fd;
+    const fs = this.#fs;
+    return (done) => {
+      if (fd === undefined) return done(new Error('closed'));
+      if (fs.fsync !== undefined) return fs.fsync(fd, done);
+      try {
+        fs.fsyncSync(fd);
+      } catch (error) {
+        return done(error);
+      }
+      done(null);
+    };
   }
 
   /**
@@ -516,6 +600,8 @@ export class Journal {
       this.#fd = undefined;
       this.#fs.closeSync(oldFd);
       this.#fd = this.#fs.openSync(this.path, 'a', FILE_MODE);
+      // The new file holds every record, fsynced.
+      this.#sync.synced();
     } catch (error) {
       this.#failure = error;
       if (!renamed) {
@@ -545,7 +631,13 @@ export class Journal {
     this.#fd = undefined;
     this.#failure ??= new Error('closed');
     if (fd === undefined) return;
+    if (failed) this.#sync.fail(unavailable('closed after a failed write', this.path, this.#failure));
     try {
+      // What was written without waiting is made durable before the file closes.
+      if (!failed && this.#sync.pending) {
+        this.#fs.fsyncSync(fd);
+        this.#sync.synced();
+      }
       this.#fs.closeSync(fd);
     } catch (error) {
       // After a failed write the descriptor is beyond help; otherwise say so.
@@ -577,12 +669,21 @@ export class Journal {
     }
     const entries = this.#state.entries;
     switch (record.kind) {
-      case 'signed':
-        if (entries.has(record.requestId)) throw invalid(`request ${record.requestId} is signed and unresolved already`, record);
+      case 'planned':
+      case 'signed': {
+        const entry = entries.get(record.requestId);
+        if (entry !== undefined) {
+          // A `signed` record completes its `planned` one: same request, same nonce, once.
+          if (record.kind === 'planned' || entry.first.kind !== 'planned' || entry.body !== undefined || entry.nonce !== BigInt(record.nonce)) {
+            throw invalid(`request ${record.requestId} is ${entry.body === undefined ? 'planned' : 'signed'} and unresolved already`, record);
+          }
+          break;
+        }
         if (BigInt(record.nonce) <= this.#state.nonceFloor) {
           throw invalid(`nonce ${record.nonce} is not above the floor ${this.#state.nonceFloor}: a nonce is never reused`, record);
         }
         break;
+      }
       case 'sent':
       case 'resolved':
         if (!entries.has(record.requestId)) throw invalid(`request ${record.requestId} is not an unresolved request of this journal`, record);

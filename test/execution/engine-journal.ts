@@ -48,7 +48,7 @@ export interface JournalAudit {
 }
 
 /**
- * Every line the journal file ever received: each signed request resolved exactly once, nonces
+ * Every line the journal file ever received: each planned or signed request resolved exactly once, nonces
  * strictly increasing (none used twice), a later attempt of an intent naming an earlier signed
  * request (`retryOf`) and at most one attempt of an intent CONFIRMED, and the reopened journal
  * holds nothing unresolved.
@@ -58,12 +58,17 @@ export function auditJournal(lines: readonly string[], dir: string, wallet: Addr
   const records = lines.map((line, index) => decodeJournalLine(line, { path: 'recorded', lineNumber: index + 1 }));
   const nonces: bigint[] = [];
   const signed = new Set<string>();
+  /** Request id -> the nonce of its `planned` record. */
+  const planned = new Map<string, string>();
   const resolved = new Map<string, number>();
   /** Request id -> the first attempt of its intent. */
   const intentOf = new Map<string, string>();
   const confirmedIntents = new Set<string>();
   for (const record of records) {
-    if (record.kind === 'signed') {
+    // A `signed` record completes its request's `planned` one: the request counts once.
+    if (record.kind === 'signed' && planned.get(record.requestId) === record.nonce) continue;
+    if (record.kind === 'planned') planned.set(record.requestId, record.nonce);
+    if (record.kind === 'planned' || record.kind === 'signed') {
       const nonce = BigInt(record.nonce);
       if (nonces.length > 0 && nonce <= nonces.at(-1)!) problems.push(`nonce ${nonce} after ${nonces.at(-1)}`);
       nonces.push(nonce);

@@ -15,6 +15,8 @@ const TX = `0x${'ab'.repeat(32)}`;
 const MARKET = `0x${'e7'.repeat(20)}`;
 
 const VALID: readonly Record<string, unknown>[] = [
+  { seq: 1, at: 0, kind: 'planned', requestId: REQUEST_ID, nonce: '1767229201303', method: 'wallet.execute_batch', intent: { type: 'PlaceAndCancel', market: MARKET, purpose: 'quotes' }, unsigned: '{"id":1}' },
+  { seq: 4, at: 2, kind: 'planned', requestId: REQUEST_ID, nonce: '3', method: 'wallet.cancel_trigger', intent: null, unsigned: '{}', retryOf: REQUEST_ID },
   { seq: 1, at: 0, kind: 'signed', requestId: REQUEST_ID, nonce: '1767229201303', method: 'wallet.execute_batch', intent: { type: 'PlaceAndCancel', market: MARKET, purpose: 'quotes' }, body: '{"id":1}' },
   { seq: 3, at: 0, kind: 'signed', requestId: REQUEST_ID, nonce: '17', method: 'wallet.execute_batch', intent: { type: 'PlaceAndCancel', market: MARKET, purpose: 'quotes' }, body: '{"id":2}', retryOf: REQUEST_ID },
   { seq: 9, at: 7, kind: 'signed', requestId: REQUEST_ID, nonce: '2', method: 'wallet.execute_replace_by_slot_packed', intent: { type: 'ReplaceSlots', market: MARKET, purpose: '' }, body: '[]' },
@@ -58,6 +60,7 @@ const EDGES: Record<string, readonly unknown[]> = {
   blockNumber: UINTS,
   method: ['wallet.execute_batch', 'account_core.authorize_account_signer_by_sig', 'wallet.nope', ''],
   body: ['', '{', '{}'],
+  unsigned: ['', '{', '{}'],
   txHash: HASHES,
   transport: ['ws', 'rest', 'WS'],
   status: STATUSES,
@@ -66,7 +69,7 @@ const EDGES: Record<string, readonly unknown[]> = {
   retryAfterMs: [0, -1, 1.5, 2 ** 53],
   reason: sized(1024),
   how: ['outcome', 'receipt', 'order-events', 'never-sent', 'rejected', 'nope'],
-  kind: ['signed', 'sent', 'response', 'outcome', 'resolved', 'nonce-floor', 'nope'],
+  kind: ['planned', 'signed', 'sent', 'response', 'outcome', 'resolved', 'nonce-floor', 'nope'],
   type: ['PlaceAndCancel', 'ReplaceSlots', 'CancelTrigger', 'CancelAll', 'CreateBatchTrigger', 'CreateReplaceTrigger', 'nope'],
   market: [null, MARKET, MARKET.toUpperCase().replace('0X', '0x'), TX, ''],
   purpose: sized(256),
