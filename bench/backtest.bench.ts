@@ -11,16 +11,32 @@
  *   timed runs).
  * Each run is a whole `clobbot backtest` in this process: venue, engine, strategy, outputs. The report
  * adds the peak resident memory of the process.
+ *
+ * Candle backtests (issue 18's figure): the reference crossover (config/ma-crossover.yaml: 10/30) on
+ * CANDLE_BENCH_ROWS synthetic one-minute MON_USDC candles (default 500,000, a year less three weeks;
+ * a mean-reverting random walk, written before the timed runs): the feed read and the strategy run
+ * (`createCandleBacktest`, what `clobbot backtest` does before it writes its outputs), and the whole
+ * `clobbot backtest`, outputs included.
  */
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../src/cli/main.ts';
+import { createLogger } from '../src/core/logger.ts';
+import { VirtualClock } from '../src/core/virtual-clock.ts';
+import { loadConfig, loadConfigOrThrow } from '../src/config/load-config.ts';
+import { runConfigSchema } from '../src/config/run-config.ts';
+import { simConfigSchema } from '../src/config/sim-config.ts';
+import { createCandleFeedWriter, openCandleFeed } from '../src/feeds/candle-feed.ts';
 import { createEventFeedWriter } from '../src/feeds/event-feed-writer.ts';
 import { FeedEventKind, Side } from '../src/feeds/feed-event.ts';
+import { loadRunStrategies } from '../src/strategy/load-strategy.ts';
+import { backtestMarket } from '../src/backtest/backtest-market.ts';
+import { createCandleBacktest } from '../src/backtest/candle-backtest.ts';
 import type { Benchmark } from './harness.ts';
 
 const ROWS = Number(process.env['BACKTEST_BENCH_ROWS'] ?? 1_000_000);
+const CANDLE_ROWS = Number(process.env['CANDLE_BENCH_ROWS'] ?? 500_000);
 const dir = mkdtempSync(join(tmpdir(), 'clobbot-bench-backtest-'));
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
 const quiet = { stdout: { write: () => true }, stderr: { write: (text: string) => process.stderr.write(text) }, env: {}, isTty: false };
@@ -66,6 +82,67 @@ function writeSynthetic(path: string, stepMs: number): number {
   return writer.rows;
 }
 
+/** One-minute MON_USDC candles from 2026-01-01: four steps of a random walk pulled back toward 0.035 each, in ticks of 0.000001. */
+function writeCandles(path: string, count: number): void {
+  const writer = createCandleFeedWriter(path, {
+    format: 'clobbot-feed',
+    version: 1,
+    kind: 'candles',
+    market: { symbol: 'MON_USDC', tickSize: '0.000001', lotSize: '0.01' },
+    source: { kind: 'binance-klines', files: [], interval: '1m' },
+  });
+  let seed = 11;
+  const next = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+  const minuteNs = 60_000_000_000n;
+  let openNs = BigInt(Date.UTC(2026, 0, 1)) * 1_000_000n;
+  let price = 35_000;
+  for (let i = 0; i < count; i += 1) {
+    const open = price;
+    let high = open;
+    let low = open;
+    for (let step = 0; step < 4; step += 1) {
+      price += Math.round((next() - 0.5) * 40 + (35_000 - price) / 500);
+      high = Math.max(high, price);
+      low = Math.min(low, price);
+    }
+    const volume = BigInt(1 + Math.floor(next() * 1_000_000));
+    writer.append(openNs, openNs + minuteNs - 1_000_000n, BigInt(open), BigInt(high), BigInt(low), BigInt(price), volume, volume * BigInt(price), BigInt(1 + Math.floor(next() * 500)));
+    openNs += minuteNs;
+  }
+  writer.finish();
+}
+
+const candles = join(dir, 'mon-usdc-1m.arrow');
+writeCandles(candles, CANDLE_ROWS);
+const crossoverFile = await loadConfig('config/ma-crossover.yaml', runConfigSchema, { env: {} });
+if (!crossoverFile.ok) throw new Error('config/ma-crossover.yaml is not valid');
+const crossover = crossoverFile.value;
+const crossoverSim = await loadConfigOrThrow('config/sim.yaml', simConfigSchema, { env: {} });
+const crossoverStrategies = await loadRunStrategies(crossoverFile.source, crossover, { cwd: process.cwd() });
+
+/** The candle feed read and the crossover run on it, as `clobbot backtest` does before its outputs; returns the candles. */
+async function candleBacktest(): Promise<number> {
+  const feed = await openCandleFeed(candles);
+  try {
+    const market = backtestMarket({ config: crossover, sim: crossoverSim, header: feed.header, feedPath: candles, runFile: 'config/ma-crossover.yaml' });
+    const backtest = createCandleBacktest({
+      feed,
+      spec: market.spec,
+      unitsPerTick: market.unitsPerTick,
+      unitsPerLot: market.unitsPerLot,
+      strategies: crossoverStrategies,
+      // config/sim.yaml's funding: 300,000 MON and 20,000 USDC.
+      funding: { base: 300_000n * 10n ** 18n, quote: 20_000n * 10n ** 6n },
+      seed: 1,
+      clock: new VirtualClock(0),
+      logger: createLogger({ level: 'silent' }),
+    });
+    return (await backtest.run()).stats.candles;
+  } finally {
+    await feed.close();
+  }
+}
+
 const synthetic = join(dir, 'synthetic.arrow');
 const syntheticRows = writeSynthetic(synthetic, 100);
 const dense = join(dir, 'dense.arrow');
@@ -105,6 +182,23 @@ async function backtest(runFile: string, feed: string): Promise<number> {
 }
 
 export const benchmarks: readonly Benchmark[] = [
+  {
+    name: `backtest: crossover on ${(CANDLE_ROWS / 1e3).toFixed(0)}k 1m candles, read + run`,
+    unit: 'candles',
+    runs: 5,
+    run: candleBacktest,
+  },
+  {
+    name: `backtest: crossover on ${(CANDLE_ROWS / 1e3).toFixed(0)}k 1m candles, clobbot backtest`,
+    unit: 'candles',
+    runs: 3,
+    run: async () => {
+      const out = join(dir, `out-${(runs += 1)}`);
+      if ((await main(['backtest', 'config/ma-crossover.yaml', '--feed', candles, '--out', out], quiet)) !== 0) throw new Error('the candle backtest failed');
+      rmSync(out, { recursive: true, force: true });
+      return CANDLE_ROWS;
+    },
+  },
   {
     name: `backtest: ${(syntheticRows / 1e6).toFixed(1)}M sparse synthetic events, idle strategy`,
     unit: 'events',

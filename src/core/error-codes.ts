@@ -109,6 +109,7 @@ export const errorCodes = {
   FEED_SEQUENCE_GAP: 'A depth capture skips update ids (the next diff does not follow the last): the file, line and ids say where; --allow-gaps resynchronises instead.',
   FEED_CHECKSUM_MISMATCH: 'A downloaded file’s SHA-256 differs from the .CHECKSUM file beside it.',
   FEED_OUTPUT_EXISTS: 'The output file or directory of a feed command already exists (pass --force to replace it).',
+  BACKTEST_NO_BARS: 'A candle backtest’s strategy reads no bars (its market’s klines$): a candle feed cannot drive it; backtest it on an event feed.',
   // clock
   CLOCK_BACKWARDS: 'A virtual clock was asked to move back in time.',
   VIRTUAL_CLOCK_STALLED: 'A run on virtual time is waiting for something, but nothing is scheduled on its clock: it can never finish.',

@@ -25,6 +25,7 @@ import { createMarketDataClient } from '../clients/market-data-client.ts';
 import { createRelayWsClient, type ReconnectPolicy } from '../clients/relay-ws-client.ts';
 import type { ClientContext } from '../clients/send-request.ts';
 import { createMarketFeed, type MarketFeed } from '../market/create-market-feed.ts';
+import { buildBars } from '../market/operators/build-bars.ts';
 import type { Intent } from '../strategy/intents.ts';
 import type { LoadedStrategy } from '../strategy/load-strategy.ts';
 import type { OwnFill, StrategyMarket, TradingState } from '../strategy/strategy-context.ts';
@@ -65,6 +66,9 @@ const RELAY_RECONNECT: ReconnectPolicy = { initialDelayMs: 250, maxDelayMs: 2_00
 const MARKET_DATA_BACKOFF = { factor: 2, maxMs: 2_000 } as const;
 /** Orders the active-orders query asks for at most: every maker slot and then some. */
 const ACTIVE_ORDERS_LIMIT = 100;
+/** Strategies' bars (`klines$`) are one-minute candles, each closed once the trades poll after its end had a second more to arrive. */
+const BAR_INTERVAL_MS = 60_000;
+const BAR_GRACE_MS = 1_000;
 
 export interface TradingRuntimeParameters {
   readonly venue: VenueConnection;
@@ -249,6 +253,8 @@ export function createTradingRuntime(params: TradingRuntimeParameters): TradingR
   };
 
   const bySymbol = new Map(specs.map((spec) => [spec.symbol, spec]));
+  // A strategy's bars: closed candles the bar builder makes from the polled trades, as a candle backtest gives them (docs/strategies.md).
+  const bars = { intervalMs: BAR_INTERVAL_MS, scheduler: clock.scheduler, graceMs: feedTiming(venue.blockMs, specs.length).tradesMs + BAR_GRACE_MS };
   const idleTimeouts = new Map(config.strategies.map((entry) => [entry.name, entry.idleTimeout]));
   const hosts: StrategyHost[] = [];
   const allCompleted = () => hosts.every((host) => host.completed());
@@ -260,7 +266,7 @@ export function createTradingRuntime(params: TradingRuntimeParameters): TradingR
       const fills$: Observable<OwnFill> = engine.fills$.pipe(filter((fill) => fill.market === spec.address));
       markets.set(symbol, {
         spec,
-        feed: { book$: feed.book$, bbo$: feed.bbo$, mid$: feed.mid$, trades$: feed.trades$, ticker$: feed.ticker$, klines$: feed.klines$, health$: feed.health$ },
+        feed: { book$: feed.book$, bbo$: feed.bbo$, mid$: feed.mid$, trades$: feed.trades$, ticker$: feed.ticker$, klines$: feed.trades$.pipe(buildBars(bars)), health$: feed.health$ },
         state$: engine.state$(spec.address),
         fills$,
       });

@@ -11,7 +11,7 @@ describe('reference strategies', () => {
   const modules = readdirSync(dir).filter((name) => name.endsWith('.ts'));
 
   it('exist', () => {
-    expect(modules.sort()).toEqual(['grid.ts', 'market-maker.ts', 'twap.ts']);
+    expect(modules.sort()).toEqual(['grid.ts', 'ma-crossover.ts', 'market-maker.ts', 'twap.ts']);
   });
 
   it("import only from 'clobbot/strategy' (and rxjs for operators), and read neither wall time nor Math.random", () => {

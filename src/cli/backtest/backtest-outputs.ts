@@ -17,6 +17,7 @@ import type { OwnOrderSeen } from '../../feeds/own-order-recorder.ts';
 import type { BacktestMetrics } from '../../backtest/backtest-metrics.ts';
 import type { BacktestSamples } from '../../backtest/backtest-sampler.ts';
 import type { ReplayStats } from '../../backtest/replay-venue.ts';
+import type { CandleStats } from '../../backtest/candle-backtest.ts';
 import { renderBacktestReport } from '../../backtest/report-html.ts';
 import { describeStop } from '../../runtime/stop-reason.ts';
 import type { SummaryStrategy } from '../run/run-report.ts';
@@ -33,19 +34,37 @@ export interface OrderRow {
   remaining?: bigint;
 }
 
-/** Everything a backtest run produced, for its outputs. */
-export interface BacktestRecord {
+/** What every backtest produced, on events or on candles, for its outputs. */
+interface BacktestRunRecord {
   readonly reason: StopReason;
-  readonly stopped: RuntimeStopped;
   readonly markets: readonly MarketSummary[];
   readonly hosts: readonly SummaryStrategy[];
   readonly fills: readonly OwnFill[];
   readonly orders: readonly OrderRow[];
   readonly samples: BacktestSamples;
-  readonly replay: ReplayStats;
   readonly metrics: BacktestMetrics;
   readonly endMs: number;
 }
+
+/** Everything an event backtest (the engine on a replayed feed) produced. */
+export interface BacktestRecord extends BacktestRunRecord {
+  readonly stopped: RuntimeStopped;
+  readonly replay: ReplayStats;
+}
+
+/** Everything a candle backtest produced: no engine, no relay, no replay; its bars instead. */
+export interface CandleBacktestRecord extends BacktestRunRecord {
+  readonly candles: CandleStats;
+  /** The feed's interval as its header names it (`1m`). */
+  readonly interval: string | undefined;
+  /** The return interval of the Sharpe and Sortino ratios, ms. */
+  readonly returnIntervalMs: number;
+  /** Orders still open after the run cancelled its orders (always 0: nothing can refuse a cancel). */
+  readonly openAfterStop: number;
+}
+
+/** The return interval of an event backtest's Sharpe and Sortino ratios. */
+const EVENT_RETURN_INTERVAL_MS = 60_000;
 
 export const BACKTEST_SUMMARY_VERSION = 1;
 
@@ -55,13 +74,17 @@ const csv = (header: readonly string[], rows: readonly (readonly (string | numbe
 const unitsToHuman = (units: string, precision: bigint) => new Decimal(units).div(precision.toString()).toFixed();
 const ratio = (part: number, whole: number) => (whole === 0 ? null : Math.round((part / whole) * 10_000) / 10_000);
 
-/** summary.json's content. */
-export function backtestSummary(record: BacktestRecord, spec: MarketSpec): Record<string, unknown> {
+/** summary.json's content: the same figures for both kinds, then what is the engine's and the replay's, or the candles'. */
+export function backtestSummary(record: BacktestRecord | CandleBacktestRecord, spec: MarketSpec): Record<string, unknown> {
   const market = record.markets[0]!;
-  const stats: EngineStats = record.stopped.stats;
+  const size = (units: bigint) => fromUnits(units, spec.sizePrecision);
+  // What only an event backtest has (the engine's stop and relay, the replay), or a candle backtest (its bars).
+  const own =
+    'replay' in record
+      ? { openAfterStop: record.stopped.leftOpen?.get(market.symbol) ?? null, returnIntervalMs: EVENT_RETURN_INTERVAL_MS, relay: { relay: relayFigures(record.stopped.stats) }, source: { replay: replayFigures(record.replay, size) } }
+      : { openAfterStop: record.openAfterStop, returnIntervalMs: record.returnIntervalMs, relay: {}, source: { candles: candleFigures(record) } };
   const makerFills = record.fills.filter((fill) => fill.liquidity === 'maker').length;
   const { drawdown, returns, inventory, quoteUptime } = record.metrics;
-  const size = (units: bigint) => fromUnits(units, spec.sizePrecision);
   const quote = (raw: bigint) => fromUnits(raw, 10n ** BigInt(spec.quoteToken.decimals));
   return {
     version: BACKTEST_SUMMARY_VERSION,
@@ -71,7 +94,7 @@ export function backtestSummary(record: BacktestRecord, spec: MarketSpec): Recor
     volume: { base: market.volume, quote: market.notional },
     fills: record.fills.length,
     makerShare: ratio(makerFills, record.fills.length),
-    orders: { placed: market.placed, cancelled: market.cancelled, filled: market.filled, fillRatio: ratio(market.filled, market.placed), openAfterStop: record.stopped.leftOpen?.get(market.symbol) ?? null },
+    orders: { placed: market.placed, cancelled: market.cancelled, filled: market.filled, fillRatio: ratio(market.filled, market.placed), openAfterStop: own.openAfterStop },
     inventory: {
       unit: spec.baseToken.symbol,
       final: market.position,
@@ -81,9 +104,9 @@ export function backtestSummary(record: BacktestRecord, spec: MarketSpec): Recor
       timeWeightedMean: inventory.timeWeightedMean === null ? null : unitsToHuman(inventory.timeWeightedMean, spec.sizePrecision),
     },
     drawdown: { max: quote(drawdown.maxDrawdown), maxFraction: drawdown.maxDrawdownFraction, peakAt: drawdown.peakAtMs === null ? null : iso(drawdown.peakAtMs), troughAt: drawdown.troughAtMs === null ? null : iso(drawdown.troughAtMs) },
-    returns: { interval: '60s', intervals: returns.intervals, sharpe: returns.sharpe, sortino: returns.sortino, annualisedWith: '365-day year' },
+    returns: { interval: `${own.returnIntervalMs / 1000}s`, intervals: returns.intervals, sharpe: returns.sharpe, sortino: returns.sortino, annualisedWith: '365-day year' },
     quoteUptime,
-    relay: { signed: stats.signed, confirmed: stats.confirmed, reverted: stats.reverted, rejected: stats.rejected, refused: stats.refused },
+    ...own.relay,
     strategies: record.hosts.map((host) => ({
       name: host.name,
       emitted: host.tally.emitted,
@@ -93,8 +116,21 @@ export function backtestSummary(record: BacktestRecord, spec: MarketSpec): Recor
       failed: host.failed ?? null,
       ...strategyFiguresJson(host.figures),
     })),
-    replay: { events: record.replay.rows, trades: record.replay.trades, fillDecisions: record.replay.fills, decidedVolume: size(record.replay.filledSize), bookGaps: record.replay.bookGaps, from: record.replay.firstMs === undefined ? null : iso(record.replay.firstMs), to: record.replay.lastMs === undefined ? null : iso(record.replay.lastMs) },
+    ...own.source,
   };
+}
+
+function relayFigures(stats: EngineStats): Record<string, number> {
+  return { signed: stats.signed, confirmed: stats.confirmed, reverted: stats.reverted, rejected: stats.rejected, refused: stats.refused };
+}
+
+function replayFigures(replay: ReplayStats, size: (units: bigint) => string): Record<string, unknown> {
+  return { events: replay.rows, trades: replay.trades, fillDecisions: replay.fills, decidedVolume: size(replay.filledSize), bookGaps: replay.bookGaps, from: replay.firstMs === undefined ? null : iso(replay.firstMs), to: replay.lastMs === undefined ? null : iso(replay.lastMs) };
+}
+
+function candleFigures(record: CandleBacktestRecord): Record<string, unknown> {
+  const { candles, firstMs, lastMs } = record.candles;
+  return { bars: candles, interval: record.interval ?? null, from: firstMs === undefined ? null : iso(firstMs), to: lastMs === undefined ? null : iso(lastMs) };
 }
 
 /**
@@ -128,7 +164,7 @@ export function writeBacktestOutputs(params: {
   readonly force: boolean;
   readonly manifest: Record<string, unknown>;
   readonly spec: MarketSpec;
-  readonly record: BacktestRecord;
+  readonly record: BacktestRecord | CandleBacktestRecord;
   readonly title: string;
 }): { readonly summary: Record<string, unknown> } {
   const { out, spec, record } = params;

@@ -1,9 +1,15 @@
 /**
  * `clobbot backtest <run file> --feed <file> [--from <t>] [--to <t>] [--seed <n>] [--out <dir>] [--queue <model>] [--force]`:
- * the run file's strategies and the execution engine on a recorded market (src/cli/backtest/run-backtest.ts).
+ * the run file's strategies and the execution engine on a recorded market (src/cli/backtest/run-backtest.ts),
+ * or its bar strategies on a candle feed (src/cli/backtest/run-candle-backtest.ts): the feed's header says which.
  */
+import { open } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { BaseError } from '../../core/base-error.ts';
+import { openArrowFile } from '../../feeds/arrow-file.ts';
+import { readHeader } from '../../feeds/feed-header.ts';
 import { runBacktest } from '../backtest/run-backtest.ts';
+import { runCandleBacktest } from '../backtest/run-candle-backtest.ts';
 import type { Command } from '../command.ts';
 import { parseCommandArgs } from '../parse-args.ts';
 import { parseTimeBound } from './feed.ts';
@@ -13,11 +19,12 @@ const usage = [
   'clobbot backtest <run file> --feed <file> [--from <t>] [--to <t>] [--seed <n>] [--out <dir>] [--queue <model>] [--force]',
   '',
   '  <run file>        the run file to test, as it is (sim, testnet or mainnet: nothing touches a network)',
-  '  --feed <file>     a normalized feed (.arrow) or a raw recording (.raw, normalized once and cached)',
+  '  --feed <file>     a normalized feed (.arrow), a raw recording (.raw, normalized once and cached),',
+  '                    or a candle feed (clobbot import binance-klines): its bar strategies filled by the bar rules',
   '  --from, --to      the part of the feed to trade: an ISO 8601 instant or ms since the epoch',
   '  --seed <n>        seed of the latencies and the strategies\' random sources (default 1)',
   '  --out <dir>       where the outputs go (default backtests/<run file>-<feed>)',
-  '  --queue <model>   probabilistic (default, hftbacktest\'s power-3 model), probabilistic:<power>, or risk-averse',
+  '  --queue <model>   probabilistic (default, hftbacktest\'s power-3 model), probabilistic:<power>, or risk-averse (event feeds)',
   '  --force           replace an existing output directory',
   '',
   'Outputs: summary.json, fills.csv, orders.csv, equity.csv, manifest.json and report.html (docs/backtesting.md).',
@@ -35,6 +42,24 @@ function queueOption(text: string) {
 
 const baseName = (path: string) => path.split('/').pop()!.replace(/\.[^.]+$/, '');
 
+/** Whether `path` is a candle feed. Anything else (an event feed, a raw recording, no such file) goes to the event backtest, which says what is wrong with it. */
+async function isCandleFeed(path: string): Promise<boolean> {
+  const head = Buffer.alloc(6);
+  try {
+    const handle = await open(path, 'r');
+    await handle.read(head, 0, 6, 0).finally(() => handle.close());
+  } catch {
+    return false;
+  }
+  if (head.toString('latin1') !== 'ARROW1') return false;
+  const file = await openArrowFile(path);
+  try {
+    return readHeader(path, file.metadata).kind === 'candles';
+  } finally {
+    await file.close();
+  }
+}
+
 export const backtestCommand: Command = {
   name: 'backtest',
   summary: 'trade a run file against a recorded market, with queue position, latency and fees',
@@ -47,7 +72,8 @@ export const backtestCommand: Command = {
     });
     if (values.feed === undefined) throw usageError('--feed <file> is required');
     const file = positionals[0]!;
-    return runBacktest(io, {
+    const run = (await isCandleFeed(resolve(process.cwd(), values.feed))) ? runCandleBacktest : runBacktest;
+    return run(io, {
       file,
       feed: values.feed,
       ...(values.from === undefined ? {} : { fromMs: Number(parseTimeBound(values.from, '--from') / 1_000_000n) }),

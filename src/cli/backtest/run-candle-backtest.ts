@@ -1,0 +1,152 @@
+/**
+ * `clobbot backtest` on a candle feed: the run file's bar strategies through the candle backtest
+ * (src/backtest/candle-backtest.ts, which says why it does not go through the execution engine),
+ * with the same options, market, funding, summary and output files as the event backtest
+ * (run-backtest.ts), so that a sweep treats both alike. docs/backtesting.md, "Candle backtests".
+ */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Subscription } from 'rxjs';
+import { BaseError } from '../../core/base-error.ts';
+import { liveClock } from '../../core/clock.ts';
+import { Decimal } from '../../core/decimal.ts';
+import { createLogger } from '../../core/logger.ts';
+import { toUnits } from '../../core/units.ts';
+import { VirtualClock } from '../../core/virtual-clock.ts';
+import { configError, loadConfig, loadConfigOrThrow } from '../../config/load-config.ts';
+import { runConfigSchema } from '../../config/run-config.ts';
+import { simConfigSchema } from '../../config/sim-config.ts';
+import { loadRunStrategies } from '../../strategy/load-strategy.ts';
+import type { OwnFill } from '../../strategy/strategy-context.ts';
+import type { MarketSpec } from '../../protocol/market-spec.ts';
+import { openCandleFeed } from '../../feeds/candle-feed.ts';
+import { fileSha256 } from '../../feeds/file-sha256.ts';
+import { followOwnOrders } from '../../feeds/own-order-recorder.ts';
+import { RunTracker } from '../../runtime/run-tracker.ts';
+import { backtestMarket } from '../../backtest/backtest-market.ts';
+import { createCandleBacktest, type CandleRun } from '../../backtest/candle-backtest.ts';
+import type { CliIo } from '../cli-io.ts';
+import { ExitCode } from '../command.ts';
+import { DEFAULT_SIM_CONFIG } from '../run/default-sim-config.ts';
+import { codeVersion } from './code-version.ts';
+import { summaryRows, writeBacktestOutputs, type CandleBacktestRecord, type OrderRow } from './backtest-outputs.ts';
+import { DEFAULT_BACKTEST_SEED, type BacktestOptions } from './run-backtest.ts';
+
+const usageError = (message: string) => new BaseError('CLI_USAGE', `backtest: ${message}`, { details: { command: 'backtest' } });
+
+/**
+ * @example process.exitCode = await runCandleBacktest(processIo(), { file: 'config/ma-crossover-btcusdt.yaml', feed: 'btcusdt-1m.arrow', out: 'backtests/crossover' });
+ */
+export async function runCandleBacktest(io: CliIo, options: BacktestOptions): Promise<number> {
+  const cwd = options.cwd ?? process.cwd();
+  const out = resolve(cwd, options.out);
+  if (existsSync(out) && options.force !== true) throw new BaseError('FEED_OUTPUT_EXISTS', `${out} already exists (pass --force to replace it)`, { details: { path: out } });
+  if (options.queue !== undefined) throw usageError('--queue is the queue model of an event feed\'s book; a candle feed has no book (docs/backtesting.md, "Candle backtests")');
+  const seed = options.seed ?? DEFAULT_BACKTEST_SEED;
+
+  // 1. Every file first: the run file, its strategies, its sim config (market by symbol, funding), the feed.
+  const loaded = await loadConfig(resolve(cwd, options.file), runConfigSchema, { env: io.env });
+  if (!loaded.ok) throw configError(options.file, loaded.issues);
+  const { value: fileConfig, source } = loaded;
+  const strategies = await loadRunStrategies(source, fileConfig, { cwd });
+  const sim = await loadConfigOrThrow(resolve(cwd, fileConfig.simConfig ?? DEFAULT_SIM_CONFIG), simConfigSchema, { env: io.env });
+  const feedFile = resolve(cwd, options.feed);
+  const wallStart = liveClock.now();
+  const feed = await openCandleFeed(feedFile);
+  let run: CandleRun;
+  const fills: OwnFill[] = [];
+  const orders: OrderRow[] = [];
+  let tracker: RunTracker;
+  let spec: MarketSpec;
+  try {
+    const market = backtestMarket({ config: fileConfig, sim, header: feed.header, feedPath: options.feed, runFile: options.file });
+    spec = market.spec;
+    const funding = market.simConfig.funding.default;
+    const raw = (token: typeof spec.baseToken) => toUnits(funding[token.symbol]!, 10n ** BigInt(token.decimals));
+    const idleTimeoutMs = new Map(fileConfig.strategies.flatMap((entry) => (entry.idleTimeout === 'off' ? [] : [[entry.name, entry.idleTimeout] as const])));
+    const clock = new VirtualClock(0);
+    const logger = createLogger({ level: fileConfig.logging.level === 'debug' ? 'debug' : 'warn', destination: { write: (line: string) => void io.stderr.write(line) }, clock });
+    const backtest = createCandleBacktest({
+      feed,
+      spec,
+      unitsPerTick: market.unitsPerTick,
+      unitsPerLot: market.unitsPerLot,
+      strategies,
+      idleTimeoutMs,
+      funding: { base: raw(spec.baseToken), quote: raw(spec.quoteToken) },
+      ...(options.fromMs === undefined ? {} : { fromMs: options.fromMs }),
+      ...(options.toMs === undefined ? {} : { toMs: options.toMs }),
+      seed,
+      clock,
+      logger,
+    });
+
+    // What a run's summary and orders.csv read, from the same streams an engine gives.
+    tracker = new RunTracker([spec]);
+    const streams = new Subscription();
+    streams.add(backtest.reports$.subscribe((report) => tracker.onReport(report)));
+    streams.add(backtest.fills$.subscribe((fill) => tracker.onFill(fill)));
+    streams.add(backtest.state$.subscribe((state) => tracker.onState(state)));
+    const byKey = new Map<string, OrderRow>();
+    streams.add(
+      followOwnOrders(
+        backtest,
+        {
+          placed: (atMs, order) => {
+            const row: OrderRow = { placedMs: atMs, order, orderId: order.key.slice('id:'.length) };
+            orders.push(row);
+            byKey.set(order.key, row);
+          },
+          named: () => undefined,
+          ended: (atMs, order, remaining) => Object.assign(byKey.get(order.key) ?? {}, { endedMs: atMs, remaining }),
+          filled: (_atMs, fill) => fills.push(fill),
+        },
+        clock,
+      ),
+    );
+    run = await backtest.run();
+    streams.unsubscribe();
+  } finally {
+    await feed.close();
+  }
+  const wallMs = Math.max(1, liveClock.now() - wallStart);
+  const { firstMs, lastMs, candles } = run.stats;
+  if (firstMs === undefined || lastMs === undefined) throw usageError(`the time range is empty: no candle of ${options.feed} opens in it`);
+  const lastMid = run.samples.prices.at(-1)?.mid;
+  if (lastMid !== undefined) tracker.onMid(spec.address, new Decimal(lastMid.toString()));
+
+  // 2. The outputs.
+  const manifest = {
+    clobbot: codeVersion(),
+    runFile: { path: options.file, sha256: fileSha256(resolve(cwd, options.file)) },
+    feed: { path: options.feed, sha256: fileSha256(feedFile), normalized: null },
+    seed,
+    market: spec.symbol,
+    range: { fromMs: firstMs, toMs: lastMs, from: new Date(firstMs).toISOString(), to: new Date(lastMs).toISOString() },
+    fillModel: 'bars: market orders at the next open, limit orders when a later bar reaches them',
+    interval: feed.header.source.interval ?? null,
+    source: feed.header.source.kind,
+  };
+  const record: CandleBacktestRecord = {
+    reason: run.reason,
+    markets: tracker.summary(),
+    hosts: run.hosts.map((host) => ({ name: host.name, tally: host.tally, completed: host.completed(), failed: host.failure()?.code, figures: host.figures() })),
+    fills,
+    orders,
+    samples: run.samples,
+    metrics: run.metrics,
+    endMs: run.endMs,
+    candles: run.stats,
+    interval: feed.header.source.interval,
+    returnIntervalMs: run.returnIntervalMs,
+    openAfterStop: 0,
+  };
+  const { summary } = writeBacktestOutputs({ out, force: options.force === true, manifest, spec, record, title: `${strategies.map((s) => s.name).join(', ')} on ${spec.symbol}` });
+  io.stdout.write(`backtest ${options.file} on ${options.feed} (${manifest.range.from} .. ${manifest.range.to}, seed ${seed}, candles ${manifest.interval ?? ''})\n`);
+  const rows = summaryRows(summary);
+  const width = Math.max(...rows.map(([key]) => key.length));
+  for (const [key, value] of rows) io.stdout.write(`  ${key.padEnd(width)}  ${value}\n`);
+  io.stdout.write(`outputs in ${out}: summary.json, fills.csv, orders.csv, equity.csv, manifest.json, report.html\n`);
+  io.stdout.write(`  ${candles.toLocaleString('en-US')} candles in ${(wallMs / 1000).toFixed(1)} s of wall time (${Math.round((candles / wallMs) * 1000).toLocaleString('en-US')} candles/s)\n`);
+  return ExitCode.ok;
+}
