@@ -3,7 +3,7 @@
  * unknown, the transaction evidence the order events bring, the nonce fence and the chain witness.
  * After each user-data read a pass asks reconciler.ts about the requests reconciling and those
  * BROADCAST long ago without an outcome; then evidence no request can need any more is forgotten.
- * Settling a request stays the engine's.
+ * Settling a request stays the request book's (request-book.ts).
  */
 import type { Clock } from '../../core/clock.ts';
 import type { Logger } from '../../core/logger.ts';

@@ -2,7 +2,7 @@
  * A signed request's life, as a pure state machine: `transition(state, event, facts, env)` gives
  * the next state and the effects the engine carries out, in order (journal records, the in-flight
  * cap, the portfolio, reconciliation, the intent's fate). No I/O, no clock, nothing mutated: the
- * engine (create-execution-engine.ts) owns the requests and runs the effects.
+ * engine's request book (request-book.ts) owns the requests and runs the effects.
  *
  * Every (phase, event) pair is one of three kinds, tested one by one in
  * test/execution/request-machine.test.ts, which also draws the diagram of docs/execution.md from
@@ -12,6 +12,9 @@
  *   the request is still being sent);
  * - impossible: an event that no path can deliver in that phase (a second answer to one send).
  *   The state stays, and one `impossible` effect lets the engine log the bug.
+ *
+ * Why over 400 lines: the machine is one table, every phase's answer to every event, read (and
+ * tested) as a whole; split, a phase's ways out would lie in several files.
  */
 import type { BaseError } from '../../core/base-error.ts';
 import { backoffMs } from '../../core/backoff.ts';
