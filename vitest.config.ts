@@ -15,7 +15,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     // Fixture test files run only in the child vitest of the test that drives them (which sets the variable).
-    exclude: [...configDefaults.exclude, 'test/browser/**', ...(process.env['CLOBBOT_FUZZ_FIXTURE'] === '1' ? [] : ['test/**/fixtures/**'])],
+    exclude: [...configDefaults.exclude, 'test/browser/**', 'test/redis/**', ...(process.env['CLOBBOT_FUZZ_FIXTURE'] === '1' ? [] : ['test/**/fixtures/**'])],
     testTimeout: 20_000,
     pool: 'threads',
     // The tests that spawn bin/clobbot.js run the compiled CLI: dist/ is rebuilt first when src/ changed.

@@ -24,7 +24,14 @@ function code(path: string): string {
     .replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
 }
 
-const layerOf = (path: string) => relative(src, path).split('/')[0]!;
+/**
+ * Folders that belong to a layer of another name: src/sweep is the CLI's (a sweep's job runs the
+ * backtest command's core, and the sweep command runs sweeps).
+ */
+const PART_OF: Readonly<Record<string, string>> = { sweep: 'cli' };
+const layerOfFolder = (folder: string) => PART_OF[folder] ?? folder;
+
+const layerOf = (path: string) => layerOfFolder(relative(src, path).split('/')[0]!);
 
 /** Every relative module a file imports: static `from '…'` (values and types) and dynamic `import('…')`. */
 function importsIn(text: string): string[] {
@@ -33,7 +40,7 @@ function importsIn(text: string): string[] {
 
 /** The layer of a relative import of `path` (undefined outside src/'s layers). */
 function targetLayer(path: string, specifier: string): string | undefined {
-  const target = relative(src, join(path, '..', specifier)).split('/')[0]!;
+  const target = layerOfFolder(relative(src, join(path, '..', specifier)).split('/')[0]!);
   return LAYERS.includes(target) ? target : undefined;
 }
 

@@ -20,6 +20,8 @@ export const commands: readonly CommandEntry[] = [
   { name: 'run', summary: 'trade a run file: strategies, market feeds and the execution engine, until its duration or SIGINT', load: async () => (await import('./commands/run.ts')).runCommand },
   { name: 'record', summary: 'record a market\'s depth, trades and ticker as received, for backtests', load: async () => (await import('./commands/record.ts')).recordCommand },
   { name: 'backtest', summary: 'trade a run file against a recorded market, with queue position, latency and fees', load: async () => (await import('./commands/backtest.ts')).backtestCommand },
+  { name: 'sweep', summary: "backtest every combination of a run file's params on feeds, in parallel, ranked by a metric", load: async () => (await import('./commands/sweep.ts')).sweepCommand },
+  { name: 'worker', summary: 'run the backtests of sweeps enqueued on Redis (clobbot sweep --queue), on this machine, until stopped', load: async () => (await import('./commands/worker.ts')).workerCommand },
   { name: 'feed', summary: 'describe, normalize or export a recorded or imported feed', load: async () => (await import('./commands/feed.ts')).feedCommand },
   { name: 'import', summary: 'convert public market data (Binance captures and dumps, Tardis) to a normalized feed', load: async () => (await import('./commands/import.ts')).importCommand },
   { name: 'sim', summary: 'serve the local simulated venue on 127.0.0.1 (market data, user data, quotes, relay, JSON-RPC)', load: async () => (await import('./commands/sim.ts')).simCommand },
@@ -36,8 +38,8 @@ export const commands: readonly CommandEntry[] = [
 /** BaseError codes that mean the user's input was wrong (exit 2) rather than that clobbot failed (exit 1). */
 function isInputMistake(code: string): boolean {
   // A strategy module named in a run file that is missing or exports no strategy is a mistake in the run file;
-  // so is a feed or import file that is missing, foreign, corrupted or breaks its format.
-  return code === 'CLI_USAGE' || code.startsWith('CONFIG_') || code.startsWith('NETWORK_') || code.startsWith('STRATEGY_MODULE_') || code.startsWith('FEED_');
+  // so is a feed or import file that is missing, foreign, corrupted or breaks its format, and a swept param the run file refuses.
+  return code === 'CLI_USAGE' || code === 'SWEEP_PARAM_INVALID' || code.startsWith('CONFIG_') || code.startsWith('NETWORK_') || code.startsWith('STRATEGY_MODULE_') || code.startsWith('FEED_');
 }
 
 /**

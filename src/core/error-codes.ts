@@ -27,6 +27,11 @@ export const errorCodes = {
   CONFIG_ENV_MISSING: 'A ${VAR} reference names an environment variable that is not set.',
   // command line
   CLI_USAGE: 'A command was called with unknown or missing arguments.',
+  // parameter sweeps
+  SWEEP_PARAM_INVALID: 'A swept parameter names no field of the run file or of its strategy, or one of its values does not pass the run file\'s or the strategy\'s schema.',
+  SWEEP_FEED_CHANGED: 'A feed\'s content differs from the SHA-256 that its sweep job names.',
+  SWEEP_QUEUE_UNREACHABLE: 'The Redis server of a sweep queue (--queue) cannot be reached, or refused the connection (a wrong password, TLS).',
+  SWEEP_CODE_MISMATCH: 'A sweep worker took a job of a sweep made with another clobbot version or commit: it put the job back and stopped.',
   // clients
   HTTP_TIMEOUT: 'No answer within the timeout of the call.',
   HTTP_ABORTED: 'The caller aborted the call (its AbortSignal).',

@@ -5,8 +5,10 @@
  *
  * Everything read from files happens before the clock starts; the outputs are written into
  * `<out>.partial` and renamed to `<out>` once complete, so a failed backtest leaves nothing that looks
- * finished.
+ * finished. `executeBacktest` is the run itself, printing and writing nothing: the command and a
+ * sweep's jobs (src/sweep/backtest-job.ts) both call it.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -17,7 +19,10 @@ import { createIdSource } from '../../core/ids.ts';
 import { createLogger } from '../../core/logger.ts';
 import { seededRandom } from '../../core/random.ts';
 import { VirtualClock } from '../../core/virtual-clock.ts';
-import { configError, loadConfig, loadConfigOrThrow } from '../../config/load-config.ts';
+import { configError, loadConfig, loadConfigOrThrow, validateYamlSource, type ConfigResult } from '../../config/load-config.ts';
+import { parseYamlSource } from '../../config/yaml-source.ts';
+import type { Env } from '../../config/env-interpolation.ts';
+import type { MarketSpec } from '../../protocol/market-spec.ts';
 import { runConfigSchema, type RunConfig } from '../../config/run-config.ts';
 import { simConfigSchema } from '../../config/sim-config.ts';
 import { loadRunStrategies } from '../../strategy/load-strategy.ts';
@@ -33,7 +38,7 @@ import { createReplayVenue } from '../../backtest/replay-venue.ts';
 import { createPendingWork } from '../../runtime/pending-work.ts';
 import { createTradingRuntime } from '../../runtime/trading-runtime.ts';
 import { runOnVirtualClock } from '../../runtime/virtual-driver.ts';
-import type { CliIo } from '../cli-io.ts';
+import type { CliIo, TextSink } from '../cli-io.ts';
 import { ExitCode } from '../command.ts';
 import { connectSimVenue } from '../run/connect-sim-venue.ts';
 import { DEFAULT_SIM_CONFIG } from '../run/default-sim-config.ts';
@@ -64,6 +69,8 @@ const SAMPLE_EVERY_MS = 1_000;
 const MAX_SAMPLES = 200_000;
 export const DEFAULT_BACKTEST_SEED = 1;
 
+const textSha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
 const usageError = (message: string) => new BaseError('CLI_USAGE', `backtest: ${message}`, { details: { command: 'backtest' } });
 
 /** Exchange times (ms) of the feed's first and last rows. */
@@ -82,41 +89,90 @@ function backtestRunConfig(config: RunConfig, entry: RunConfig['markets'][number
   return { ...rest, network: 'sim', markets: [entry], account: { ...account }, wallet: { kind: 'ephemeral' } } as RunConfig;
 }
 
+/** What a backtest runs on: the run file, the feed, the part of it, the seed and the queue model. */
+export interface BacktestInputs {
+  /** The run file as named: in messages and in the manifest. */
+  readonly file: string;
+  /** The run file's content, when it is not to be read from `file` (a sweep's combination of params). */
+  readonly runFileText?: string;
+  readonly feed: string;
+  /** The feed's SHA-256, when the caller has it already (a sweep checks it once per feed). */
+  readonly feedSha256?: string;
+  readonly fromMs?: number;
+  readonly toMs?: number;
+  readonly seed?: number;
+  readonly queue?: QueueModelConfigInput;
+  readonly cwd: string;
+  readonly env: Env;
+  /** Where the run's warnings go. */
+  readonly log: TextSink;
+  /** Called once the replay starts; the function it returns, when the run ends (the command's progress line). */
+  readonly watch?: (progress: BacktestProgress) => () => void;
+}
+
+/** How far a running backtest is, for a progress line. */
+export interface BacktestProgress {
+  /** 0..1 of the time range. */
+  fraction(): number;
+  /** The virtual clock (ms since the epoch), not before the range's start. */
+  atMs(): number;
+  /** Feed rows replayed so far. */
+  events(): number;
+}
+
+/** A finished backtest, before any output is written. */
+export interface BacktestRun {
+  readonly manifest: Record<string, unknown> & { readonly range: { readonly from: string; readonly to: string }; readonly seed: number };
+  readonly spec: MarketSpec;
+  readonly record: BacktestRecord;
+  /** The report's title: the strategies and the market. */
+  readonly title: string;
+  readonly queueModel: string;
+  /** Wall time of the session on the virtual clock (for the command's speed line only: never in an output). */
+  readonly wallMs: number;
+}
+
+async function loadRunFile(inputs: BacktestInputs): Promise<ConfigResult<RunConfig>> {
+  if (inputs.runFileText === undefined) return loadConfig(resolve(inputs.cwd, inputs.file), runConfigSchema, { env: inputs.env });
+  const parsed = parseYamlSource(inputs.runFileText, { file: inputs.file, env: inputs.env });
+  return parsed.ok ? validateYamlSource(parsed.source, runConfigSchema) : parsed;
+}
+
 /**
- * @example process.exitCode = await runBacktest(processIo(), { file: 'config/market-maker.yaml', feed: 'recordings/MON_USDC-….raw', out: 'backtests/mm' });
+ * One backtest, printing and writing nothing: the command writes its outputs, a sweep keeps its summary.
+ *
+ * @example const run = await executeBacktest({ file: 'config/market-maker.yaml', feed: 'rec.raw', cwd: process.cwd(), env: process.env, log: process.stderr });
  */
-export async function runBacktest(io: CliIo, options: BacktestOptions): Promise<number> {
-  const cwd = options.cwd ?? process.cwd();
-  const out = resolve(cwd, options.out);
-  if (existsSync(out) && options.force !== true) throw new BaseError('FEED_OUTPUT_EXISTS', `${out} already exists (pass --force to replace it)`, { details: { path: out } });
-  const seed = options.seed ?? DEFAULT_BACKTEST_SEED;
+export async function executeBacktest(inputs: BacktestInputs): Promise<BacktestRun> {
+  const { cwd } = inputs;
+  const seed = inputs.seed ?? DEFAULT_BACKTEST_SEED;
 
   // 1. Every file before the clock starts: the run file, its strategies, its sim config, the feed.
-  const loaded = await loadConfig(resolve(cwd, options.file), runConfigSchema, { env: io.env });
-  if (!loaded.ok) throw configError(options.file, loaded.issues);
+  const loaded = await loadRunFile(inputs);
+  if (!loaded.ok) throw configError(inputs.file, loaded.issues);
   const { value: fileConfig, source } = loaded;
   const strategies = await loadRunStrategies(source, fileConfig, { cwd });
   const simFile = fileConfig.simConfig ?? DEFAULT_SIM_CONFIG;
-  const sim = await loadConfigOrThrow(resolve(cwd, simFile), simConfigSchema, { env: io.env });
-  const feedFile = resolve(cwd, options.feed);
+  const sim = await loadConfigOrThrow(resolve(cwd, simFile), simConfigSchema, { env: inputs.env });
+  const feedFile = resolve(cwd, inputs.feed);
   const { path: feedPath } = await normalizedFeedFor(feedFile, { cacheDir: resolve(cwd, '.clobbot/feeds') });
   const feed = await openEventFeed(feedPath);
   const span = await feedSpan(feed);
-  const market = backtestMarket({ config: fileConfig, sim, header: feed.header, feedPath: options.feed, runFile: options.file });
-  const fromMs = Math.max(span?.firstMs ?? 0, options.fromMs ?? Number.NEGATIVE_INFINITY);
-  const toMs = Math.min((span?.lastMs ?? 0) + 1, options.toMs ?? Number.POSITIVE_INFINITY);
+  const market = backtestMarket({ config: fileConfig, sim, header: feed.header, feedPath: inputs.feed, runFile: inputs.file });
+  const fromMs = Math.max(span?.firstMs ?? 0, inputs.fromMs ?? Number.NEGATIVE_INFINITY);
+  const toMs = Math.min((span?.lastMs ?? 0) + 1, inputs.toMs ?? Number.POSITIVE_INFINITY);
   if (span === undefined || fromMs >= toMs) {
     await feed.close();
     const range = span === undefined ? 'the feed has no rows' : `the feed covers ${new Date(span.firstMs).toISOString()} .. ${new Date(span.lastMs).toISOString()}`;
     throw usageError(`the time range is empty: ${range}`);
   }
-  const queueModel = createQueueModel(options.queue ?? { model: 'probabilistic' });
+  const queueModel = createQueueModel(inputs.queue ?? { model: 'probabilistic' });
   const config = backtestRunConfig(fileConfig, market.entry);
-  const wallet = await loadSigner({ source: { kind: 'ephemeral' }, network: 'sim', env: io.env, cwd, random: seededRandom(seed ^ 0x4e7) });
+  const wallet = await loadSigner({ source: { kind: 'ephemeral' }, network: 'sim', env: inputs.env, cwd, random: seededRandom(seed ^ 0x4e7) });
   const manifest = {
     clobbot: codeVersion(),
-    runFile: { path: options.file, sha256: fileSha256(resolve(cwd, options.file)) },
-    feed: { path: options.feed, sha256: fileSha256(feedFile), normalized: feedPath === feedFile ? null : feedPath.split('/').pop() },
+    runFile: { path: inputs.file, sha256: inputs.runFileText === undefined ? fileSha256(resolve(cwd, inputs.file)) : textSha256(inputs.runFileText) },
+    feed: { path: inputs.feed, sha256: inputs.feedSha256 ?? fileSha256(feedFile), normalized: feedPath === feedFile ? null : feedPath.split('/').pop() },
     seed,
     market: market.spec.symbol,
     range: { fromMs, toMs, from: new Date(fromMs).toISOString(), to: new Date(toMs).toISOString() },
@@ -128,17 +184,15 @@ export async function runBacktest(io: CliIo, options: BacktestOptions): Promise<
   // 2. The session on the virtual clock.
   const clock = new VirtualClock(fromMs - SETUP_LEAD_MS);
   const pending = createPendingWork();
-  const logger = createLogger({ level: fileConfig.logging.level === 'debug' ? 'debug' : 'warn', destination: { write: (line: string) => void io.stderr.write(line) }, clock });
+  const logger = createLogger({ level: fileConfig.logging.level === 'debug' ? 'debug' : 'warn', destination: { write: (line: string) => void inputs.log.write(line) }, clock });
   const committedLagMs = market.simConfig.stateLagBlocks.committed * market.simConfig.blockMs;
   const replay = createReplayVenue({ feed, spec: market.spec, clock, queueModel, unitsPerTick: market.unitsPerTick, unitsPerLot: market.unitsPerLot, fromMs, toMs, committedLagMs });
   const wallStart = liveClock.now();
-  // A progress line on a terminal, on wall time (the CLI's, not the run's clock).
-  const progress = io.isTty
-    ? interval(250, liveClock.scheduler).subscribe(() => {
-        const done = Math.min(1, Math.max(0, (clock.now() - fromMs) / (toMs - fromMs)));
-        io.stdout.write(`\r  replaying ${(done * 100).toFixed(0).padStart(3)}%  ${new Date(Math.max(clock.now(), fromMs)).toISOString()}  ${replay.stats.rows.toLocaleString('en-US')} events`);
-      })
-    : undefined;
+  const unwatch = inputs.watch?.({
+    fraction: () => Math.min(1, Math.max(0, (clock.now() - fromMs) / (toMs - fromMs))),
+    atMs: () => Math.max(clock.now(), fromMs),
+    events: () => replay.stats.rows,
+  });
   const journalDir = mkdtempSync(join(tmpdir(), 'clobbot-backtest-journal-'));
   let record: BacktestRecord;
   try {
@@ -150,7 +204,7 @@ export async function runBacktest(io: CliIo, options: BacktestOptions): Promise<
           config,
           source,
           wallet,
-          env: io.env,
+          env: inputs.env,
           context: { transport: async () => Promise.reject(new Error('a backtest uses no network')), clock, random: seededRandom(seed ^ 0x5eed) },
           ids,
           logger,
@@ -220,22 +274,56 @@ export async function runBacktest(io: CliIo, options: BacktestOptions): Promise<
       { busy: pending.busy },
     );
   } finally {
-    if (progress !== undefined) {
-      progress.unsubscribe();
-      io.stdout.write('\r\u001b[K');
-    }
+    unwatch?.();
     rmSync(journalDir, { recursive: true, force: true });
     await feed.close();
   }
-  const wallMs = Math.max(1, liveClock.now() - wallStart);
+  const title = `${strategies.map((s) => s.name).join(', ')} on ${market.spec.symbol}`;
+  return { manifest, spec: market.spec, record, title, queueModel: queueModel.name, wallMs: Math.max(1, liveClock.now() - wallStart) };
+}
+
+/** A progress line on a terminal, on wall time (the CLI's, not the run's clock). */
+function progressLine(io: CliIo): (progress: BacktestProgress) => () => void {
+  return (progress) => {
+    const line = interval(250, liveClock.scheduler).subscribe(() => {
+      io.stdout.write(`\r  replaying ${(progress.fraction() * 100).toFixed(0).padStart(3)}%  ${new Date(progress.atMs()).toISOString()}  ${progress.events().toLocaleString('en-US')} events`);
+    });
+    return () => {
+      line.unsubscribe();
+      io.stdout.write('\r\u001b[K');
+    };
+  };
+}
+
+/**
+ * @example process.exitCode = await runBacktest(processIo(), { file: 'config/market-maker.yaml', feed: 'recordings/MON_USDC-….raw', out: 'backtests/mm' });
+ */
+export async function runBacktest(io: CliIo, options: BacktestOptions): Promise<number> {
+  const cwd = options.cwd ?? process.cwd();
+  const out = resolve(cwd, options.out);
+  if (existsSync(out) && options.force !== true) throw new BaseError('FEED_OUTPUT_EXISTS', `${out} already exists (pass --force to replace it)`, { details: { path: out } });
+  const { fromMs, toMs, seed, queue } = options;
+  const run = await executeBacktest({
+    file: options.file,
+    feed: options.feed,
+    ...(fromMs === undefined ? {} : { fromMs }),
+    ...(toMs === undefined ? {} : { toMs }),
+    ...(seed === undefined ? {} : { seed }),
+    ...(queue === undefined ? {} : { queue }),
+    cwd,
+    env: io.env,
+    log: io.stderr,
+    ...(io.isTty ? { watch: progressLine(io) } : {}),
+  });
+  const { manifest, record } = run;
 
   // 3. The outputs.
-  const { summary } = writeBacktestOutputs({ out, force: options.force === true, manifest, spec: market.spec, record, title: `${strategies.map((s) => s.name).join(', ')} on ${market.spec.symbol}` });
-  io.stdout.write(`backtest ${options.file} on ${options.feed} (${manifest.range.from} .. ${manifest.range.to}, seed ${seed}, queue ${queueModel.name})\n`);
+  const { summary } = writeBacktestOutputs({ out, force: options.force === true, manifest, spec: run.spec, record, title: run.title });
+  io.stdout.write(`backtest ${options.file} on ${options.feed} (${manifest.range.from} .. ${manifest.range.to}, seed ${manifest.seed}, queue ${run.queueModel})\n`);
   const rows = summaryRows(summary);
   const width = Math.max(...rows.map(([key]) => key.length));
   for (const [key, value] of rows) io.stdout.write(`  ${key.padEnd(width)}  ${value}\n`);
   io.stdout.write(`outputs in ${out}: summary.json, fills.csv, orders.csv, equity.csv, manifest.json, report.html\n`);
-  io.stdout.write(`  ${record.replay.rows.toLocaleString('en-US')} events in ${(wallMs / 1000).toFixed(1)} s of wall time (${Math.round((record.replay.rows / wallMs) * 1000).toLocaleString('en-US')} events/s)\n`);
+  io.stdout.write(`  ${record.replay.rows.toLocaleString('en-US')} events in ${(run.wallMs / 1000).toFixed(1)} s of wall time (${Math.round((record.replay.rows / run.wallMs) * 1000).toLocaleString('en-US')} events/s)\n`);
   return ExitCode.ok;
 }
