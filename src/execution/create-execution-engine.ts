@@ -5,7 +5,7 @@
  *
  *   submit(intent) -> risk check -> queue -> (a place under the cap, placements allowed)
  *     -> expected order ids from the portfolio's slots (wait while an id is unknown) -> nonce
- *     -> journal `planned`, fsynced while the EIP-712 signature is computed -> `signed` -> transport.submit
+ *     -> journal `planned`, fsynced while the EIP-712 signature is computed -> transport.submit -> `signed`
  *     -> `sent`, `response` -> terminal outcome (or reconciliation) -> `outcome`, `resolved` -> fate
  *
  * One pump signs and hands requests to the transport one at a time, so requests reach the

@@ -25,9 +25,9 @@ export interface ConfirmedRequest {
 export interface JournalHistory {
   /** Confirmed requests in nonce order (their transactions' order: outcomes may arrive out of it). */
   readonly confirmed: readonly ConfirmedRequest[];
-  /** Clock time of the oldest `signed` record (undefined for an empty journal). */
+  /** Clock time of the oldest `planned` or `signed` record (undefined for an empty journal). */
   readonly oldestSignedAt: number | undefined;
-  /** Every intent nonce of a `signed` record, in file order. */
+  /** Every intent nonce of a `planned` or `signed` record, in file order. */
   readonly nonces: readonly bigint[];
 }
 

@@ -64,7 +64,7 @@ const header = {
 /**
  * A request about to be signed, recorded before it can be sent: its nonce, and its wire JSON text
  * with an all-zero signature (`unsigned`), which tells a restart its plan and deadline. The engine
- * has it fsynced while the signature is computed; its `signed` record follows. The signature makes
+ * has it fsynced while the signature is computed; its `signed` record follows the send. The signature makes
  * the body, not the plan: a restart needs no more to reconcile the request.
  */
 export const plannedRecordSchema = z.strictObject({

@@ -3,8 +3,8 @@
  * signed request handed to the transport, or waits, or gets its fate. Risk is checked again, the
  * plan made from the portfolio's slots (a ticket waits while an order id is unknown, or while its
  * market's view is stale), the nonce taken, the `planned` record fsynced while the EIP-712
- * signature is computed, the `signed` record written; then the request joins the book, which hands
- * it to the transport.
+ * signature is computed; then the request joins the book, which hands it to the transport, and the
+ * `signed` record (the exact wire body) is written.
  *
  * This is every intent's latency (`npm run bench execution`): no allocation, closure or await here
  * that the path does not need.
@@ -167,7 +167,7 @@ export class RequestSender {
       tickets.settle(ticket, refused(isBaseError(error) ? error : new BaseError('PROTOCOL_SIGNATURE_INVALID', 'the signer failed', { cause: error })));
       return;
     }
-    if (!journal.write({ kind: 'signed', ...stamp, body: encodeRelayRestRequest(request) }) || !(await durable)) return notSent();
+    if (!(await durable)) return notSent();
     // The world may have moved while the signer and the disk worked.
     const lateRefusal = this.#ctx.placementRefusal(ticket);
     if (lateRefusal !== undefined) {
@@ -198,7 +198,10 @@ export class RequestSender {
     ticket.parkedSince = undefined;
     this.#ctx.risk.record(intent);
     this.#ctx.book.dispatch(req, { type: 'send' });
-    // After the hand-over (nothing can come back before this turn ends): state is off the wire path.
+    // After the hand-over (nothing can come back before this turn ends, so it still precedes the
+    // answer's records): the wire body for the record; the planned record lets a restart reconcile
+    // the request without it. State is off the wire path too.
+    journal.write({ kind: 'signed', ...stamp, body: encodeRelayRestRequest(request) });
     portfolio.markPending(requestId, planned.intent, expectedOf(planned.plan));
     this.#ctx.killSwitch.recordSubmission();
   }
