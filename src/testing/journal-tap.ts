@@ -1,6 +1,6 @@
 /**
  * What the engine signed, read from its own journal as it appends it (the journal is in memory in a
- * property run): each request's first send with its nonce, each resend, and each final status. The
+ * property run): each request from its `planned` record with its nonce, each resend, and each final status. The
  * journal is the engine's record of what it signed, so the nonce and "none lost" invariants judge
  * the engine on its own word, parsed with the journal's own schema.
  */
@@ -35,7 +35,8 @@ export function journalTap(now: () => number): JournalTap {
     for (const line of lines) {
       if (line === '') continue;
       const record = decodeJournalLine(line, { path: 'journal', lineNumber: 0 });
-      if (record.kind === 'signed') {
+      // A request is the engine's from its first record (`planned`, or `signed` in a journal without one).
+      if ((record.kind === 'planned' || record.kind === 'signed') && !nonces.has(record.requestId)) {
         const nonce = BigInt(record.nonce);
         nonces.set(record.requestId, nonce);
         signed.push({ at: now(), requestId: record.requestId, nonce, resend: false });

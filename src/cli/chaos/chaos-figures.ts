@@ -80,7 +80,7 @@ export function chaosFigures(seen: ChaosObservations): ChaosFigures {
   const signed = new Map<string, { nonce: string; retryOf: string | undefined }>();
   const settledUnsent = new Set<string>();
   for (const record of seen.journal) {
-    if (record.kind === 'signed') signed.set(record.requestId, { nonce: record.nonce, retryOf: record.retryOf });
+    if (record.kind === 'planned' || record.kind === 'signed') signed.set(record.requestId, { nonce: record.nonce, retryOf: record.retryOf });
     else if (record.kind === 'resolved' && (record.status === 'NOT_SENT' || record.status === 'REJECTED')) settledUnsent.add(record.requestId);
   }
   const byClientOrderId = new Map<string, RelaySubmission[]>();
