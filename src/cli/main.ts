@@ -38,8 +38,9 @@ export const commands: readonly CommandEntry[] = [
 /** BaseError codes that mean the user's input was wrong (exit 2) rather than that clobbot failed (exit 1). */
 function isInputMistake(code: string): boolean {
   // A strategy module named in a run file that is missing or exports no strategy is a mistake in the run file;
-  // so is a feed or import file that is missing, foreign, corrupted or breaks its format, and a swept param the run file refuses.
-  return code === 'CLI_USAGE' || code === 'SWEEP_PARAM_INVALID' || code.startsWith('CONFIG_') || code.startsWith('NETWORK_') || code.startsWith('STRATEGY_MODULE_') || code.startsWith('FEED_');
+  // so is a feed or import file that is missing, foreign, corrupted or breaks its format, a swept param the run file refuses,
+  // and a candle feed for a strategy that reads no bars.
+  return code === 'CLI_USAGE' || code === 'SWEEP_PARAM_INVALID' || code === 'BACKTEST_NO_BARS' || code.startsWith('CONFIG_') || code.startsWith('NETWORK_') || code.startsWith('STRATEGY_MODULE_') || code.startsWith('FEED_');
 }
 
 /**

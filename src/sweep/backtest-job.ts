@@ -13,7 +13,9 @@ import type { QueueModelConfigInput } from '../backtest/queue-model.ts';
 import { fileSha256 } from '../feeds/file-sha256.ts';
 import type { TextSink } from '../cli/cli-io.ts';
 import { backtestSummary } from '../cli/backtest/backtest-outputs.ts';
-import { executeBacktest } from '../cli/backtest/run-backtest.ts';
+import { executeBacktest, type BacktestInputs } from '../cli/backtest/run-backtest.ts';
+import { executeCandleBacktest } from '../cli/backtest/run-candle-backtest.ts';
+import { isCandleFeed } from '../feeds/feed-kind.ts';
 
 export interface BacktestJob {
   /** The run's address (src/sweep/run-hash.ts). */
@@ -76,9 +78,9 @@ const discard: TextSink = { write: () => true };
  */
 export async function runBacktestJob(job: BacktestJob, context: BacktestJobContext = {}): Promise<BacktestJobResult> {
   const cwd = context.cwd ?? process.cwd();
-  // The one place a feed is opened for a job: a dispatch on the feed's kind (events or candles) goes here.
-  checkFeed(resolve(cwd, job.feed.path), job.feed.sha256);
-  const run = await executeBacktest({
+  const feedPath = resolve(cwd, job.feed.path);
+  checkFeed(feedPath, job.feed.sha256);
+  const inputs: BacktestInputs = {
     file: job.runFile.path,
     runFileText: job.runFile.text,
     feed: job.feed.path,
@@ -90,7 +92,9 @@ export async function runBacktestJob(job: BacktestJob, context: BacktestJobConte
     cwd,
     env: context.env ?? process.env,
     log: context.log ?? discard,
-  });
+  };
+  // A candle feed runs its bar strategies by the bar rules, anything else the engine on a replayed feed.
+  const run = (await isCandleFeed(feedPath)) ? await executeCandleBacktest(inputs) : await executeBacktest(inputs);
   return { summary: backtestSummary(run.record, run.spec), manifest: run.manifest };
 }
 

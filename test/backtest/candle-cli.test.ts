@@ -112,7 +112,7 @@ describe('clobbot backtest on candles', () => {
 
     const twap = tmp.write('twap.yaml', runFile('strategies/twap.ts').replace(/params: .*/, 'params: { side: BUY, quantity: "0.01", duration: 60s, slices: 2 }'));
     const deaf = await runCli(['backtest', twap, '--feed', feed, '--out', join(tmp.dir, 'deaf')]);
-    expect(deaf.code).toBe(1);
+    expect(deaf.code).toBe(2);
     expect(deaf.stderr).toContain('error BACKTEST_NO_BARS: strategy crossover (strategies/twap.ts) reads no bars');
     expect(existsSync(join(tmp.dir, 'deaf'))).toBe(false);
   });

@@ -71,6 +71,11 @@ export const DEFAULT_BACKTEST_SEED = 1;
 
 const textSha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
+/** The manifest's `runFile`: its name, and the SHA-256 of the text the backtest ran. */
+export function runFileEntry(inputs: Pick<BacktestInputs, 'file' | 'runFileText' | 'cwd'>): { readonly path: string; readonly sha256: string } {
+  return { path: inputs.file, sha256: inputs.runFileText === undefined ? fileSha256(resolve(inputs.cwd, inputs.file)) : textSha256(inputs.runFileText) };
+}
+
 const usageError = (message: string) => new BaseError('CLI_USAGE', `backtest: ${message}`, { details: { command: 'backtest' } });
 
 /** Exchange times (ms) of the feed's first and last rows. */
@@ -132,7 +137,8 @@ export interface BacktestRun {
   readonly wallMs: number;
 }
 
-async function loadRunFile(inputs: BacktestInputs): Promise<ConfigResult<RunConfig>> {
+/** The run file of a backtest: its text when given (a sweep's combination), else the file. */
+export async function loadRunFile(inputs: Pick<BacktestInputs, 'file' | 'runFileText' | 'cwd' | 'env'>): Promise<ConfigResult<RunConfig>> {
   if (inputs.runFileText === undefined) return loadConfig(resolve(inputs.cwd, inputs.file), runConfigSchema, { env: inputs.env });
   const parsed = parseYamlSource(inputs.runFileText, { file: inputs.file, env: inputs.env });
   return parsed.ok ? validateYamlSource(parsed.source, runConfigSchema) : parsed;
@@ -171,7 +177,7 @@ export async function executeBacktest(inputs: BacktestInputs): Promise<BacktestR
   const wallet = await loadSigner({ source: { kind: 'ephemeral' }, network: 'sim', env: inputs.env, cwd, random: seededRandom(seed ^ 0x4e7) });
   const manifest = {
     clobbot: codeVersion(),
-    runFile: { path: inputs.file, sha256: inputs.runFileText === undefined ? fileSha256(resolve(cwd, inputs.file)) : textSha256(inputs.runFileText) },
+    runFile: runFileEntry(inputs),
     feed: { path: inputs.feed, sha256: inputs.feedSha256 ?? fileSha256(feedFile), normalized: feedPath === feedFile ? null : feedPath.split('/').pop() },
     seed,
     market: market.spec.symbol,
@@ -296,14 +302,15 @@ function progressLine(io: CliIo): (progress: BacktestProgress) => () => void {
 }
 
 /**
- * @example process.exitCode = await runBacktest(processIo(), { file: 'config/market-maker.yaml', feed: 'recordings/MON_USDC-….raw', out: 'backtests/mm' });
+ * What a backtest command (on events or on candles) runs on, and where its outputs go: refused with
+ * FEED_OUTPUT_EXISTS before anything runs when that exists (without --force).
  */
-export async function runBacktest(io: CliIo, options: BacktestOptions): Promise<number> {
+export function backtestCommandInputs(io: CliIo, options: BacktestOptions): { readonly out: string; readonly inputs: BacktestInputs } {
   const cwd = options.cwd ?? process.cwd();
   const out = resolve(cwd, options.out);
   if (existsSync(out) && options.force !== true) throw new BaseError('FEED_OUTPUT_EXISTS', `${out} already exists (pass --force to replace it)`, { details: { path: out } });
   const { fromMs, toMs, seed, queue } = options;
-  const run = await executeBacktest({
+  const inputs: BacktestInputs = {
     file: options.file,
     feed: options.feed,
     ...(fromMs === undefined ? {} : { fromMs }),
@@ -313,8 +320,16 @@ export async function runBacktest(io: CliIo, options: BacktestOptions): Promise<
     cwd,
     env: io.env,
     log: io.stderr,
-    ...(io.isTty ? { watch: progressLine(io) } : {}),
-  });
+  };
+  return { out, inputs };
+}
+
+/**
+ * @example process.exitCode = await runBacktest(processIo(), { file: 'config/market-maker.yaml', feed: 'recordings/MON_USDC-….raw', out: 'backtests/mm' });
+ */
+export async function runBacktest(io: CliIo, options: BacktestOptions): Promise<number> {
+  const { out, inputs } = backtestCommandInputs(io, options);
+  const run = await executeBacktest({ ...inputs, ...(io.isTty ? { watch: progressLine(io) } : {}) });
   const { manifest, record } = run;
 
   // 3. The outputs.

@@ -4,7 +4,6 @@
  * with the same options, market, funding, summary and output files as the event backtest
  * (run-backtest.ts), so that a sweep treats both alike. docs/backtesting.md, "Candle backtests".
  */
-import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Subscription } from 'rxjs';
 import { BaseError } from '../../core/base-error.ts';
@@ -13,8 +12,7 @@ import { Decimal } from '../../core/decimal.ts';
 import { createLogger } from '../../core/logger.ts';
 import { toUnits } from '../../core/units.ts';
 import { VirtualClock } from '../../core/virtual-clock.ts';
-import { configError, loadConfig, loadConfigOrThrow } from '../../config/load-config.ts';
-import { runConfigSchema } from '../../config/run-config.ts';
+import { configError, loadConfigOrThrow } from '../../config/load-config.ts';
 import { simConfigSchema } from '../../config/sim-config.ts';
 import { loadRunStrategies } from '../../strategy/load-strategy.ts';
 import type { OwnFill } from '../../strategy/strategy-context.ts';
@@ -30,27 +28,39 @@ import { ExitCode } from '../command.ts';
 import { DEFAULT_SIM_CONFIG } from '../run/default-sim-config.ts';
 import { codeVersion } from './code-version.ts';
 import { summaryRows, writeBacktestOutputs, type CandleBacktestRecord, type OrderRow } from './backtest-outputs.ts';
-import { DEFAULT_BACKTEST_SEED, type BacktestOptions } from './run-backtest.ts';
+import { backtestCommandInputs, DEFAULT_BACKTEST_SEED, loadRunFile, runFileEntry, type BacktestInputs, type BacktestOptions } from './run-backtest.ts';
 
 const usageError = (message: string) => new BaseError('CLI_USAGE', `backtest: ${message}`, { details: { command: 'backtest' } });
 
+/** A finished candle backtest, before any output is written. */
+export interface CandleBacktestRun {
+  readonly manifest: Record<string, unknown> & { readonly range: { readonly from: string; readonly to: string }; readonly seed: number; readonly interval: string | null };
+  readonly spec: MarketSpec;
+  readonly record: CandleBacktestRecord;
+  /** The report's title: the strategies and the market. */
+  readonly title: string;
+  /** Wall time of the run (for the command's speed line only: never in an output). */
+  readonly wallMs: number;
+}
+
 /**
- * @example process.exitCode = await runCandleBacktest(processIo(), { file: 'config/ma-crossover-btcusdt.yaml', feed: 'btcusdt-1m.arrow', out: 'backtests/crossover' });
+ * One candle backtest, printing and writing nothing: the command writes its outputs, a sweep keeps
+ * its summary (the inputs of the event backtest's `executeBacktest`; a queue model is refused).
+ *
+ * @example const run = await executeCandleBacktest({ file: 'config/ma-crossover.yaml', feed: 'btcusdt-1m.arrow', cwd: process.cwd(), env: process.env, log: process.stderr });
  */
-export async function runCandleBacktest(io: CliIo, options: BacktestOptions): Promise<number> {
-  const cwd = options.cwd ?? process.cwd();
-  const out = resolve(cwd, options.out);
-  if (existsSync(out) && options.force !== true) throw new BaseError('FEED_OUTPUT_EXISTS', `${out} already exists (pass --force to replace it)`, { details: { path: out } });
-  if (options.queue !== undefined) throw usageError('--queue is the queue model of an event feed\'s book; a candle feed has no book (docs/backtesting.md, "Candle backtests")');
-  const seed = options.seed ?? DEFAULT_BACKTEST_SEED;
+export async function executeCandleBacktest(inputs: BacktestInputs): Promise<CandleBacktestRun> {
+  const { cwd } = inputs;
+  if (inputs.queue !== undefined) throw usageError('--queue is the queue model of an event feed\'s book; a candle feed has no book (docs/backtesting.md, "Candle backtests")');
+  const seed = inputs.seed ?? DEFAULT_BACKTEST_SEED;
 
   // 1. Every file first: the run file, its strategies, its sim config (market by symbol, funding), the feed.
-  const loaded = await loadConfig(resolve(cwd, options.file), runConfigSchema, { env: io.env });
-  if (!loaded.ok) throw configError(options.file, loaded.issues);
+  const loaded = await loadRunFile(inputs);
+  if (!loaded.ok) throw configError(inputs.file, loaded.issues);
   const { value: fileConfig, source } = loaded;
   const strategies = await loadRunStrategies(source, fileConfig, { cwd });
-  const sim = await loadConfigOrThrow(resolve(cwd, fileConfig.simConfig ?? DEFAULT_SIM_CONFIG), simConfigSchema, { env: io.env });
-  const feedFile = resolve(cwd, options.feed);
+  const sim = await loadConfigOrThrow(resolve(cwd, fileConfig.simConfig ?? DEFAULT_SIM_CONFIG), simConfigSchema, { env: inputs.env });
+  const feedFile = resolve(cwd, inputs.feed);
   const wallStart = liveClock.now();
   const feed = await openCandleFeed(feedFile);
   let run: CandleRun;
@@ -59,13 +69,13 @@ export async function runCandleBacktest(io: CliIo, options: BacktestOptions): Pr
   let tracker: RunTracker;
   let spec: MarketSpec;
   try {
-    const market = backtestMarket({ config: fileConfig, sim, header: feed.header, feedPath: options.feed, runFile: options.file });
+    const market = backtestMarket({ config: fileConfig, sim, header: feed.header, feedPath: inputs.feed, runFile: inputs.file });
     spec = market.spec;
     const funding = market.simConfig.funding.default;
     const raw = (token: typeof spec.baseToken) => toUnits(funding[token.symbol]!, 10n ** BigInt(token.decimals));
     const idleTimeoutMs = new Map(fileConfig.strategies.flatMap((entry) => (entry.idleTimeout === 'off' ? [] : [[entry.name, entry.idleTimeout] as const])));
     const clock = new VirtualClock(0);
-    const logger = createLogger({ level: fileConfig.logging.level === 'debug' ? 'debug' : 'warn', destination: { write: (line: string) => void io.stderr.write(line) }, clock });
+    const logger = createLogger({ level: fileConfig.logging.level === 'debug' ? 'debug' : 'warn', destination: { write: (line: string) => void inputs.log.write(line) }, clock });
     const backtest = createCandleBacktest({
       feed,
       spec,
@@ -74,8 +84,8 @@ export async function runCandleBacktest(io: CliIo, options: BacktestOptions): Pr
       strategies,
       idleTimeoutMs,
       funding: { base: raw(spec.baseToken), quote: raw(spec.quoteToken) },
-      ...(options.fromMs === undefined ? {} : { fromMs: options.fromMs }),
-      ...(options.toMs === undefined ? {} : { toMs: options.toMs }),
+      ...(inputs.fromMs === undefined ? {} : { fromMs: inputs.fromMs }),
+      ...(inputs.toMs === undefined ? {} : { toMs: inputs.toMs }),
       seed,
       clock,
       logger,
@@ -110,16 +120,16 @@ export async function runCandleBacktest(io: CliIo, options: BacktestOptions): Pr
     await feed.close();
   }
   const wallMs = Math.max(1, liveClock.now() - wallStart);
-  const { firstMs, lastMs, candles } = run.stats;
-  if (firstMs === undefined || lastMs === undefined) throw usageError(`the time range is empty: no candle of ${options.feed} opens in it`);
+  const { firstMs, lastMs } = run.stats;
+  if (firstMs === undefined || lastMs === undefined) throw usageError(`the time range is empty: no candle of ${inputs.feed} opens in it`);
   const lastMid = run.samples.prices.at(-1)?.mid;
   if (lastMid !== undefined) tracker.onMid(spec.address, new Decimal(lastMid.toString()));
 
-  // 2. The outputs.
+  // 2. What the outputs hold.
   const manifest = {
     clobbot: codeVersion(),
-    runFile: { path: options.file, sha256: fileSha256(resolve(cwd, options.file)) },
-    feed: { path: options.feed, sha256: fileSha256(feedFile), normalized: null },
+    runFile: runFileEntry(inputs),
+    feed: { path: inputs.feed, sha256: inputs.feedSha256 ?? fileSha256(feedFile), normalized: null },
     seed,
     market: spec.symbol,
     range: { fromMs: firstMs, toMs: lastMs, from: new Date(firstMs).toISOString(), to: new Date(lastMs).toISOString() },
@@ -141,8 +151,19 @@ export async function runCandleBacktest(io: CliIo, options: BacktestOptions): Pr
     returnIntervalMs: run.returnIntervalMs,
     openAfterStop: 0,
   };
-  const { summary } = writeBacktestOutputs({ out, force: options.force === true, manifest, spec, record, title: `${strategies.map((s) => s.name).join(', ')} on ${spec.symbol}` });
-  io.stdout.write(`backtest ${options.file} on ${options.feed} (${manifest.range.from} .. ${manifest.range.to}, seed ${seed}, candles ${manifest.interval ?? ''})\n`);
+  return { manifest, spec, record, title: `${strategies.map((s) => s.name).join(', ')} on ${spec.symbol}`, wallMs };
+}
+
+/**
+ * @example process.exitCode = await runCandleBacktest(processIo(), { file: 'config/ma-crossover-btcusdt.yaml', feed: 'btcusdt-1m.arrow', out: 'backtests/crossover' });
+ */
+export async function runCandleBacktest(io: CliIo, options: BacktestOptions): Promise<number> {
+  const { out, inputs } = backtestCommandInputs(io, options);
+  const run = await executeCandleBacktest(inputs);
+  const { manifest, record, wallMs } = run;
+  const { candles } = record.candles;
+  const { summary } = writeBacktestOutputs({ out, force: options.force === true, manifest, spec: run.spec, record, title: run.title });
+  io.stdout.write(`backtest ${options.file} on ${options.feed} (${manifest.range.from} .. ${manifest.range.to}, seed ${manifest.seed}, candles ${manifest.interval ?? ''})\n`);
   const rows = summaryRows(summary);
   const width = Math.max(...rows.map(([key]) => key.length));
   for (const [key, value] of rows) io.stdout.write(`  ${key.padEnd(width)}  ${value}\n`);

@@ -3,11 +3,9 @@
  * the run file's strategies and the execution engine on a recorded market (src/cli/backtest/run-backtest.ts),
  * or its bar strategies on a candle feed (src/cli/backtest/run-candle-backtest.ts): the feed's header says which.
  */
-import { open } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { BaseError } from '../../core/base-error.ts';
-import { openArrowFile } from '../../feeds/arrow-file.ts';
-import { readHeader } from '../../feeds/feed-header.ts';
+import { isCandleFeed } from '../../feeds/feed-kind.ts';
 import { runBacktest } from '../backtest/run-backtest.ts';
 import { runCandleBacktest } from '../backtest/run-candle-backtest.ts';
 import type { Command } from '../command.ts';
@@ -41,24 +39,6 @@ function queueOption(text: string) {
 }
 
 const baseName = (path: string) => path.split('/').pop()!.replace(/\.[^.]+$/, '');
-
-/** Whether `path` is a candle feed. Anything else (an event feed, a raw recording, no such file) goes to the event backtest, which says what is wrong with it. */
-async function isCandleFeed(path: string): Promise<boolean> {
-  const head = Buffer.alloc(6);
-  try {
-    const handle = await open(path, 'r');
-    await handle.read(head, 0, 6, 0).finally(() => handle.close());
-  } catch {
-    return false;
-  }
-  if (head.toString('latin1') !== 'ARROW1') return false;
-  const file = await openArrowFile(path);
-  try {
-    return readHeader(path, file.metadata).kind === 'candles';
-  } finally {
-    await file.close();
-  }
-}
 
 export const backtestCommand: Command = {
   name: 'backtest',
