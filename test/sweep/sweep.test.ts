@@ -112,5 +112,17 @@ describe('clobbot sweep', () => {
     await refused(['--param', 'size=1000..2000'], /^error CLI_USAGE: sweep: --param size: the range 1000\.\.2000 needs a step/);
     await refused(['--metric', 'profit'], /^error CLI_USAGE: sweep: --metric "profit" is not a metric \(one of netPnl,/);
     await refused(['--workers', '0'], /^error CLI_USAGE: sweep: --workers must be a whole number/);
+    await refused(['--queue-model', 'fifo'], /^error CLI_USAGE: sweep: --queue-model must be risk-averse, probabilistic or probabilistic:<power>/);
   });
+
+  it('runs with the queue model it is given: in each run\'s manifest and hash', async () => {
+    const result = await sweep('risk-averse', ['--param', 'spreadBps=4', '--queue-model', 'risk-averse', '--workers', '1', '--to', '2026-01-01T00:00:20Z']);
+    expect(result.code, result.stderr).toBe(0);
+    const [run] = (JSON.parse(bytes('risk-averse', 'results.json').toString()) as Results).runs;
+    const manifest = JSON.parse(readFileSync(join(ws.dir, 'risk-averse', 'runs', run!.hash, 'manifest.json'), 'utf8')) as { queueModel: { name: string } };
+    expect(manifest.queueModel.name).toBe('risk-averse');
+    const probabilistic = await sweep('probabilistic', ['--param', 'spreadBps=4', '--workers', '1', '--to', '2026-01-01T00:00:20Z']);
+    expect(probabilistic.code, probabilistic.stderr).toBe(0);
+    expect((JSON.parse(bytes('probabilistic', 'results.json').toString()) as Results).runs[0]!.hash).not.toBe(run!.hash);
+  }, 60_000);
 });

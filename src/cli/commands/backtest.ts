@@ -9,6 +9,7 @@ import { isCandleFeed } from '../../feeds/feed-kind.ts';
 import { runBacktest } from '../backtest/run-backtest.ts';
 import { runCandleBacktest } from '../backtest/run-candle-backtest.ts';
 import type { Command } from '../command.ts';
+import { parseQueueModelOption } from '../queue-model-option.ts';
 import { parseCommandArgs } from '../parse-args.ts';
 import { parseTimeBound } from './feed.ts';
 import { parseSeedOption } from './run.ts';
@@ -29,14 +30,6 @@ const usage = [
 ].join('\n');
 
 const usageError = (message: string) => new BaseError('CLI_USAGE', `backtest: ${message}`, { details: { command: 'backtest' } });
-
-/** `--queue`: `risk-averse`, `probabilistic` or `probabilistic:<power>`. */
-function queueOption(text: string) {
-  if (text === 'risk-averse') return { model: 'risk-averse' as const };
-  const match = /^probabilistic(?::([0-9]+(?:\.[0-9]+)?))?$/.exec(text);
-  if (match === null || (match[1] !== undefined && !(Number(match[1]) > 0))) throw usageError('--queue must be risk-averse, probabilistic or probabilistic:<power>');
-  return match[1] === undefined ? { model: 'probabilistic' as const } : { model: 'probabilistic' as const, power: Number(match[1]) };
-}
 
 const baseName = (path: string) => path.split('/').pop()!.replace(/\.[^.]+$/, '');
 
@@ -61,7 +54,7 @@ export const backtestCommand: Command = {
       ...(values.seed === undefined ? {} : { seed: parseSeedOption(values.seed, 'backtest') }),
       out: values.out ?? `backtests/${baseName(file)}-${baseName(values.feed)}`,
       force: values.force === true,
-      ...(values.queue === undefined ? {} : { queue: queueOption(values.queue) }),
+      ...(values.queue === undefined ? {} : { queue: parseQueueModelOption(values.queue, { command: 'backtest', flag: '--queue' }) }),
     });
   },
 };

@@ -9,6 +9,7 @@ import { parseParamValues } from '../../sweep/param-values.ts';
 import { DEFAULT_SWEEP_METRIC, SWEEP_METRICS, sweepMetric } from '../../sweep/sweep-metrics.ts';
 import { parseSweepParam } from '../../sweep/sweep-param.ts';
 import { parseQueueUrl } from '../../sweep/queue-url.ts';
+import { parseQueueModelOption, QUEUE_MODEL_CHOICES } from '../queue-model-option.ts';
 import type { SweepExecutor } from '../../sweep/sweep-executor.ts';
 import { defaultWorkerCount, threadCountOption } from '../../sweep/thread-pool.ts';
 import { runSweep } from '../../sweep/run-sweep.ts';
@@ -18,7 +19,7 @@ import { parseTimeBound } from './feed.ts';
 import { parseSeedOption } from './run.ts';
 
 const usage = [
-  'clobbot sweep <run file> --feed <file...> [--param <name>=<values> ...] [--metric <name>] [--workers <n> | --queue <redis url>] [--seed <values>] [--from <t>] [--to <t>] [--out <dir>]',
+  'clobbot sweep <run file> --feed <file...> [--param <name>=<values> ...] [--metric <name>] [--workers <n> | --queue <redis url>] [--queue-model <model>] [--seed <values>] [--from <t>] [--to <t>] [--out <dir>]',
   '',
   '  <run file>            the run file whose params are swept (backtested as `clobbot backtest` does)',
   '  --feed <file...>      the feeds: every combination runs on each (--feed a.arrow b.arrow, or --feed repeated)',
@@ -28,6 +29,7 @@ const usage = [
   '  --workers <n>         worker threads (default: one per core)',
   '  --queue <redis url>   enqueue the runs on Redis (redis://[[user]:password@]host[:port][/db]) for `clobbot worker`s',
   '                        on any machines instead, wait for them and collect the same outputs',
+  `  --queue-model <model> the event backtest's queue model, as clobbot backtest --queue takes it: ${QUEUE_MODEL_CHOICES}`,
   '  --seed <values>       the seeds, as a param\'s values (default 1): each combination runs with each',
   '  --from, --to          the part of each feed to trade: an ISO 8601 instant or ms since the epoch',
   '  --out <dir>           where the outputs go (default sweeps/<run file>-<params>); runs already there are reused',
@@ -53,6 +55,7 @@ export const sweepCommand: Command = {
         metric: { type: 'string' },
         workers: { type: 'string' },
         queue: { type: 'string' },
+        'queue-model': { type: 'string' },
         seed: { type: 'string' },
         from: { type: 'string' },
         to: { type: 'string' },
@@ -83,6 +86,7 @@ export const sweepCommand: Command = {
       metric,
       workers: values.workers === undefined ? defaultWorkerCount() : threadCountOption(values.workers, '--workers', 'sweep'),
       ...(executor === undefined ? {} : { executor }),
+      ...(values['queue-model'] === undefined ? {} : { queue: parseQueueModelOption(values['queue-model'], { command: 'sweep', flag: '--queue-model' }) }),
       ...(values.from === undefined ? {} : { fromMs: Number(parseTimeBound(values.from, '--from') / 1_000_000n) }),
       ...(values.to === undefined ? {} : { toMs: Number(parseTimeBound(values.to, '--to') / 1_000_000n) }),
       out: values.out ?? `sweeps/${[baseName(file), ...params.map((param) => param.name)].join('-')}`,
