@@ -1,6 +1,6 @@
 /**
  * The engine's signed requests (docs/execution.md "A request's states", "Answers and retries",
- * "Connections"): each from its `signed` record to its `resolved` record. What happens to them
+ * "Connections"): each from its `planned` record to its `resolved` record. What happens to them
  * (the transport's answers, outcome messages, late responses, connections opening and closing,
  * reconciliation verdicts) becomes events of the pure machine of engine/request-machine.ts, and
  * this book carries out the effects it gives, in order. It keeps what only the requests decide: the
