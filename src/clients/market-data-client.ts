@@ -20,6 +20,8 @@ import {
   type Ticker24hr,
   type Trade,
 } from '../protocol/market-data.ts';
+import { readTrades } from '../protocol/market-data-readers.ts';
+import type { FastReader } from '../protocol/fast-reader.ts';
 import type { z } from 'zod';
 import { ClientError } from './client-error.ts';
 import type { HttpResponse } from './http-transport.ts';
@@ -132,9 +134,9 @@ export function createMarketDataClient(context: ClientContext, params: MarketDat
     return { response, url };
   }
 
-  async function get<S extends z.ZodType>(path: string, query: Query, weight: number, schema: S, options: CallOptions = {}): Promise<z.output<S>> {
+  async function get<S extends z.ZodType>(path: string, query: Query, weight: number, schema: S, options: CallOptions = {}, fast?: FastReader<z.output<S>>): Promise<z.output<S>> {
     const { response, url } = await fetchOk(path, query, weight, options);
-    return parseBody(response, { schema, where: describeCall('GET', url) });
+    return parseBody(response, { schema, where: describeCall('GET', url), ...(fast === undefined ? {} : { fast }) });
   }
 
   return {
@@ -150,7 +152,7 @@ export function createMarketDataClient(context: ClientContext, params: MarketDat
       return (await fetchOk('/api/v3/depth', query, weight, options)).response.text;
     },
     trades(parameters: TradesParameters, options?: CallOptions): Promise<Trade[]> {
-      return get('/api/v3/trades', { symbol: parameters.symbol, limit: parameters.limit }, RequestWeight.trades(), tradesSchema, options);
+      return get('/api/v3/trades', { symbol: parameters.symbol, limit: parameters.limit }, RequestWeight.trades(), tradesSchema, options, readTrades);
     },
     ticker24hr(parameters: { readonly symbol: string }, options?: CallOptions): Promise<Ticker24hr> {
       return get('/api/v3/ticker/24hr', { symbol: parameters.symbol }, RequestWeight.ticker(), ticker24hrSchema, options);

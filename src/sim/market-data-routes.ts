@@ -24,6 +24,7 @@ import type { SimVenue } from '../venue/sim-venue.ts';
 import type { MarketDataFailure, MarketDataFaultReader } from './fault-model.ts';
 import type { SimFailure, SimRequest, SimResponse, SimRoute } from './http-types.ts';
 import { firstQueryValues } from './query-values.ts';
+import { withJsonText } from './route-dispatch.ts';
 import { USED_WEIGHT_HEADER, type WeightLimiter } from './weight-limiter.ts';
 
 export interface MarketDataRoutesOptions {
@@ -89,6 +90,29 @@ function isResponse(value: MarketSpec | SimResponse): value is SimResponse {
 
 function marketFailureBody(failure: SimFailure, message: string): unknown {
   return failure === 'internal-error' ? MARKET_FAULT_BODIES[500] : { code: -1, msg: message };
+}
+
+/** The JSON text of each frozen trade the venue has shown (its trades are the same objects every poll). */
+const tradeTexts = new WeakMap<object, string>();
+
+/**
+ * `trades`, marked with its JSON built from each trade's remembered text: a poll asks for the same
+ * trades again and again. Left to the dispatcher as it is when a trade could still change (a flat
+ * record that is not frozen).
+ */
+function tradesBody<T extends object>(trades: T[]): T[] {
+  const texts: string[] = new Array<string>(trades.length);
+  for (let i = 0; i < trades.length; i++) {
+    const trade = trades[i]!;
+    if (typeof trade !== 'object' || trade === null || !Object.isFrozen(trade)) return trades;
+    let text = tradeTexts.get(trade);
+    if (text === undefined) {
+      text = JSON.stringify(trade);
+      tradeTexts.set(trade, text);
+    }
+    texts[i] = text;
+  }
+  return withJsonText(trades, `[${texts.join(',')}]`);
 }
 
 /**
@@ -163,7 +187,7 @@ export function marketDataRoutes(venue: SimVenue, options: MarketDataRoutesOptio
         if (!query.success) return badRequest(query.error);
         const market = marketOr400(venue, query.data.symbol);
         if (isResponse(market)) return market;
-        return { status: 200, body: venue.trades(market, query.data.limit) };
+        return { status: 200, body: tradesBody(venue.trades(market, query.data.limit)) };
       },
     ),
     route(
