@@ -36,7 +36,6 @@ import type { Hex } from '../protocol/encoding.ts';
 import {
   decodeJournalLine,
   encodeJournalLine,
-  fastJournalRecord,
   FIRST_LINE_PREV,
   journalLineCrc,
   readJournalLine,
@@ -51,6 +50,7 @@ import {
   type ResponseRecord,
   type SignedRecord,
 } from './journal-record.ts';
+import { fastJournalRecord } from './journal-fast-record.ts';
 import { JournalSync, type Flush } from './journal-sync.ts';
 
 /** The file-system calls the journal makes: node:fs by default; tests inject failures and spies. */

@@ -5,6 +5,7 @@
  * The fills are checked against the feed itself: each at the open of the bar after the one whose
  * close made its signal, with the market's taker fee; and the outputs are those of an event backtest.
  */
+import { btcUsdtRunFile } from './candle-fixtures.ts';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,32 +14,6 @@ import { candleAt, openCandleFeed, type Candle } from '../../src/feeds/candle-fe
 import { CrossingAverages } from '../../strategies/ma-crossover.ts';
 import { captureTrades, klinesCsv, klinesFromTrades } from '../feeds/csv-fixtures.ts';
 import { runCli, tempDir } from '../support/cli-harness.ts';
-
-const runFile = (strategyModule: string) => `network: testnet
-hosts: { exchangeUrl: https://exchange.testnet.example, userUrl: https://user.testnet.example, rpcUrl: https://rpc.testnet.example }
-wallet: { privateKeyEnv: CLOBBOT_PRIVATE_KEY }
-account: { id: 1 }
-markets:
-  - symbol: BTC_USDT
-    address: "0x00000000000000000000000000000000000b7c01"
-    baseToken: { address: "0x00000000000000000000000000000000000b7c02", symbol: BTC, decimals: 8 }
-    quoteToken: { address: "0x00000000000000000000000000000000000b7c03", symbol: USDT, decimals: 6 }
-    pricePrecision: 100
-    sizePrecision: 1000000
-    tickSize: 1
-    minSize: 10
-    maxSize: 100000000
-    makerFeePps: 0
-    takerFeePps: 1000
-strategies:
-  - name: crossover
-    module: ${strategyModule}
-    markets: [BTC_USDT]
-    idleTimeout: off
-    params: { fast: 3, slow: 8, size: "0.01", slippageBps: 5 }
-risk: { maxPosition: "0.3", maxOrderSize: "0.05", maxNotional: "5000", priceBandBps: 100, maxOrdersPerSecond: 20, maxOpenOrders: 8 }
-logging: { level: warn }
-`;
 
 const tmp = tempDir();
 const feed = join(tmp.dir, 'btcusdt-1s.arrow');
@@ -56,7 +31,7 @@ afterAll(() => tmp.remove());
 
 describe('clobbot backtest on candles', () => {
   it('trades the crossover on imported real klines: fills at the next bar\'s open, the taker fee, the outputs of an event backtest', async () => {
-    const run = tmp.write('crossover-btcusdt.yaml', runFile('strategies/ma-crossover.ts'));
+    const run = tmp.write('crossover-btcusdt.yaml', btcUsdtRunFile('strategies/ma-crossover.ts'));
     const out = join(tmp.dir, 'out');
     const result = await runCli(['backtest', run, '--feed', feed, '--out', out]);
     expect(result.code, result.stderr).toBe(0);
@@ -105,12 +80,12 @@ describe('clobbot backtest on candles', () => {
     expect(other.stderr).toContain('error FEED_FOREIGN: ');
     expect(other.stderr).toContain('a feed of BTCUSDT, but config/ma-crossover.yaml trades MON_USDC');
 
-    const run = tmp.write('queue.yaml', runFile('strategies/ma-crossover.ts'));
+    const run = tmp.write('queue.yaml', btcUsdtRunFile('strategies/ma-crossover.ts'));
     const queue = await runCli(['backtest', run, '--feed', feed, '--queue', 'risk-averse', '--out', join(tmp.dir, 'queue')]);
     expect(queue.code).toBe(2);
     expect(queue.stderr).toContain('error CLI_USAGE: backtest: --queue is the queue model of an event feed\'s book; a candle feed has no book');
 
-    const twap = tmp.write('twap.yaml', runFile('strategies/twap.ts').replace(/params: .*/, 'params: { side: BUY, quantity: "0.01", duration: 60s, slices: 2 }'));
+    const twap = tmp.write('twap.yaml', btcUsdtRunFile('strategies/twap.ts').replace(/params: .*/, 'params: { side: BUY, quantity: "0.01", duration: 60s, slices: 2 }'));
     const deaf = await runCli(['backtest', twap, '--feed', feed, '--out', join(tmp.dir, 'deaf')]);
     expect(deaf.code).toBe(2);
     expect(deaf.stderr).toContain('error BACKTEST_NO_BARS: strategy crossover (strategies/twap.ts) reads no bars');

@@ -92,3 +92,34 @@ export async function runBars(bars: readonly Bar[], definition: StrategyDefiniti
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/**
+ * A run file trading the BTC_USDT market of the candle feeds that the candle CLI tests import
+ * (prices in cents, sizes in millionths, taker fee 1,000 pps), with one strategy `crossover` of
+ * `strategyModule` and its `params` (YAML flow mapping).
+ */
+export const btcUsdtRunFile = (strategyModule: string, params = '{ fast: 3, slow: 8, size: "0.01", slippageBps: 5 }') => `network: testnet
+hosts: { exchangeUrl: https://exchange.testnet.example, userUrl: https://user.testnet.example, rpcUrl: https://rpc.testnet.example }
+wallet: { privateKeyEnv: CLOBBOT_PRIVATE_KEY }
+account: { id: 1 }
+markets:
+  - symbol: BTC_USDT
+    address: "0x00000000000000000000000000000000000b7c01"
+    baseToken: { address: "0x00000000000000000000000000000000000b7c02", symbol: BTC, decimals: 8 }
+    quoteToken: { address: "0x00000000000000000000000000000000000b7c03", symbol: USDT, decimals: 6 }
+    pricePrecision: 100
+    sizePrecision: 1000000
+    tickSize: 1
+    minSize: 10
+    maxSize: 100000000
+    makerFeePps: 0
+    takerFeePps: 1000
+strategies:
+  - name: crossover
+    module: ${strategyModule}
+    markets: [BTC_USDT]
+    idleTimeout: off
+    params: ${params}
+risk: { maxPosition: "0.3", maxOrderSize: "0.05", maxNotional: "5000", priceBandBps: 100, maxOrdersPerSecond: 20, maxOpenOrders: 8 }
+logging: { level: warn }
+`;

@@ -7,7 +7,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fastJournalRecord, journalRecordSchema } from '../../src/execution/journal-record.ts';
+import { fastJournalRecord } from '../../src/execution/journal-fast-record.ts';
+import { journalRecordSchema } from '../../src/execution/journal-record.ts';
 import { fuzzSettings } from '../../src/testing/fuzz-settings.ts';
 
 const REQUEST_ID = '01a20495-16f1-7326-bcbd-f8bef37ae634';

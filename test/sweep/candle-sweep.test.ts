@@ -7,33 +7,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../support/cli-harness.ts';
-import { writeBars, type Bar } from '../backtest/candle-fixtures.ts';
+import { btcUsdtRunFile, writeBars, type Bar } from '../backtest/candle-fixtures.ts';
 
-const RUN_FILE = `network: testnet
-hosts: { exchangeUrl: https://exchange.testnet.example, userUrl: https://user.testnet.example, rpcUrl: https://rpc.testnet.example }
-wallet: { privateKeyEnv: CLOBBOT_PRIVATE_KEY }
-account: { id: 1 }
-markets:
-  - symbol: BTC_USDT
-    address: "0x00000000000000000000000000000000000b7c01"
-    baseToken: { address: "0x00000000000000000000000000000000000b7c02", symbol: BTC, decimals: 8 }
-    quoteToken: { address: "0x00000000000000000000000000000000000b7c03", symbol: USDT, decimals: 6 }
-    pricePrecision: 100
-    sizePrecision: 1000000
-    tickSize: 1
-    minSize: 10
-    maxSize: 100000000
-    makerFeePps: 0
-    takerFeePps: 1000
-strategies:
-  - name: crossover
-    module: strategies/ma-crossover.ts
-    markets: [BTC_USDT]
-    idleTimeout: off
-    params: { fast: 3, slow: 8, size: "0.01", slippageBps: 50 }
-risk: { maxPosition: "0.3", maxOrderSize: "0.05", maxNotional: "5000", priceBandBps: 100, maxOrdersPerSecond: 20, maxOpenOrders: 8 }
-logging: { level: warn }
-`;
+const RUN_FILE = btcUsdtRunFile('strategies/ma-crossover.ts', '{ fast: 3, slow: 8, size: "0.01", slippageBps: 50 }');
 
 /** Two hours of bars around 600.00 USDT, in waves of 40 minutes: crossovers in both directions. */
 const BARS: Bar[] = Array.from({ length: 120 }, (_, k) => {

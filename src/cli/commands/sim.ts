@@ -15,6 +15,7 @@ import { createSimServer } from '../../sim/sim-server.ts';
 import { cryptoRandom } from '../../sim/sim-service.ts';
 import type { CliIo } from '../cli-io.ts';
 import { ExitCode, type Command } from '../command.ts';
+import { processStopSignal } from '../process-stop-signal.ts';
 import { parseCommandArgs } from '../parse-args.ts';
 
 export const DEFAULT_SIM_CONFIG = 'config/sim.yaml';
@@ -31,21 +32,6 @@ function integerOption(name: string, text: string | undefined, min: number, max:
 export interface RunSimOptions {
   /** Stops the server when aborted. Default: the first SIGINT or SIGTERM of the process. */
   readonly stop?: AbortSignal;
-}
-
-/** Waits for SIGINT or SIGTERM (listeners removed afterwards). */
-function processStopSignal(): { signal: AbortSignal; dispose(): void } {
-  const controller = new AbortController();
-  const onSignal = () => controller.abort();
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  return {
-    signal: controller.signal,
-    dispose() {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    },
-  };
 }
 
 /**

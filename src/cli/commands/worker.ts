@@ -10,6 +10,7 @@ import { DEFAULT_LOCK_DURATION_MS, DEFAULT_STALLED_INTERVAL_MS, runQueueWorker }
 import { defaultWorkerCount, threadCountOption } from '../../sweep/thread-pool.ts';
 import { ExitCode, type Command } from '../command.ts';
 import { parseCommandArgs } from '../parse-args.ts';
+import { processStopSignal } from '../process-stop-signal.ts';
 
 const usage = [
   'clobbot worker --queue <redis url> [--concurrency <n>] [--lock-duration <d>] [--stalled-interval <d>]',
@@ -35,21 +36,6 @@ function durationOption(name: string, text: string | undefined, fallback: number
   return parsed.data;
 }
 
-/** SIGINT or SIGTERM as an AbortSignal; each handler once, so a second signal has its default action. */
-function processSignal(): { readonly signal: AbortSignal; unhook(): void } {
-  const controller = new AbortController();
-  const onSignal = () => controller.abort();
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  return {
-    signal: controller.signal,
-    unhook() {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    },
-  };
-}
-
 export const workerCommand: Command = {
   name: 'worker',
   summary: 'run the backtests of sweeps enqueued on Redis (clobbot sweep --queue), on this machine, until stopped',
@@ -70,7 +56,7 @@ export const workerCommand: Command = {
     const concurrency = values.concurrency === undefined ? defaultWorkerCount() : threadCountOption(values.concurrency, '--concurrency', 'worker');
     const lockDurationMs = durationOption('lock-duration', values['lock-duration'], DEFAULT_LOCK_DURATION_MS);
     const stalledIntervalMs = durationOption('stalled-interval', values['stalled-interval'], DEFAULT_STALLED_INTERVAL_MS);
-    const stop = processSignal();
+    const stop = processStopSignal();
     try {
       await runQueueWorker({
         location,
@@ -83,7 +69,7 @@ export const workerCommand: Command = {
         signal: stop.signal,
       });
     } finally {
-      stop.unhook();
+      stop.dispose();
     }
     return ExitCode.ok;
   },

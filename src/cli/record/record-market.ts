@@ -35,6 +35,7 @@ import { getSimInfo, marketSpecsOf } from '../../runtime/sim-account.ts';
 import { runOnVirtualClock } from '../../runtime/virtual-driver.ts';
 import type { CliIo } from '../cli-io.ts';
 import { ExitCode } from '../command.ts';
+import { processStopSignal } from '../process-stop-signal.ts';
 import { DEFAULT_SIM_CONFIG } from '../run/default-sim-config.ts';
 import { formatSeconds } from '../../runtime/stop-reason.ts';
 
@@ -189,7 +190,12 @@ async function recordSession(io: CliIo, options: RecordOptions, context: Session
         done();
       };
       if (options.durationMs !== undefined) streams.add(timer(options.durationMs, clock.scheduler).subscribe(() => finish('duration')));
-      const signal = options.stop ?? processSignal(streams);
+      let signal = options.stop;
+      if (signal === undefined) {
+        const stop = processStopSignal();
+        streams.add(() => stop.dispose());
+        signal = stop.signal;
+      }
       if (signal.aborted) finish('signal');
       else signal.addEventListener('abort', () => finish('signal'), { once: true });
     });
@@ -207,19 +213,6 @@ async function recordSession(io: CliIo, options: RecordOptions, context: Session
     streams.unsubscribe();
     await source.stop();
   }
-}
-
-/** SIGINT or SIGTERM as an AbortSignal, unhooked when `streams` is. */
-function processSignal(streams: Subscription): AbortSignal {
-  const controller = new AbortController();
-  const onSignal = () => controller.abort();
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  streams.add(() => {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-  });
-  return controller.signal;
 }
 
 function formatBytes(bytes: number): string {
