@@ -23,7 +23,7 @@ import {
 import { beginLocalSignature, isLocalAccount } from '../protocol/local-account.ts';
 import type { BatchIntent, IntentHeader, OrderIntent, ReplaceBySlotIntent } from '../protocol/intent-types.ts';
 import { decodePackedOps, encodePackedOps } from '../protocol/packed-ops.ts';
-import type { RelayRestRequest } from '../protocol/relay-request.ts';
+import { withPayloadSignature, type RelayRestRequest } from '../protocol/relay-request.ts';
 import type { CancelTrigger, Intent, OrderRequest, PlaceAndCancel, ReplaceSlots } from '../strategy/intents.ts';
 import type { RequestPlan } from './intent-plan.ts';
 
@@ -116,14 +116,13 @@ export function createPlanSigner(params: IntentSigningParameters): PlanSigner {
     builderFeePps: 0n,
   });
   const onThread = params.onThread === true && isLocalAccount(signer);
-  const withSignature = (request: RelayRestRequest, signature: Hex) => ({ ...request, payload: { ...request.payload, signature } }) as RelayRestRequest;
   const prepared = (request: RelayRestRequest, digest: () => Hex, signature: () => Promise<Hex>): PreparedRequest => ({
     unsigned: request,
     begin() {
       const pending = onThread ? beginLocalSignature(signer, digest()) : undefined;
-      return pending === undefined ? undefined : { finish: () => withSignature(request, pending.finish()) };
+      return pending === undefined ? undefined : { finish: () => withPayloadSignature(request, pending.finish()) };
     },
-    sign: async () => withSignature(request, await signature()),
+    sign: async () => withPayloadSignature(request, await signature()),
   });
   const prepare = (plan: RequestPlan, stamp: RequestStamp): PreparedRequest => {
     const unsigned = { requestId: stamp.requestId, wallet, authorization7702: null } as const;

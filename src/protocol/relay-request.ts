@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { isBaseError } from '../core/base-error.ts';
 import { RelayMethod, UNSUPPORTED_RELAY_METHODS, type RelayErrorCodeName, type RelayMethodName } from './constants.ts';
-import { isNonCanonicalIssue, lowercaseAddress, type Address } from './encoding.ts';
+import { isNonCanonicalIssue, lowercaseAddress, type Address, type Hex } from './encoding.ts';
 import type {
   AuthorizeAccountSignerIntent,
   Authorization7702,
@@ -223,18 +223,47 @@ function encodeCall(call: RelayCall): { method: RelayMethodName; payload: unknow
 }
 
 /**
+ * The payload text of each payload encoded, by the payload object (requests are immutable): the
+ * engine's request is encoded for its journal record and again for the wire, and its signed payload
+ * is the unsigned one with the signature put in (`withPayloadSignature`).
+ */
+const payloadTexts = new WeakMap<object, string>();
+
+function payloadText(call: RelayCall): string {
+  let text = payloadTexts.get(call.payload);
+  if (text === undefined) {
+    text = JSON.stringify(encodeCall(call).payload);
+    payloadTexts.set(call.payload, text);
+  }
+  return text;
+}
+
+const authorizationText = (authorization: Authorization7702 | null) => (authorization ? JSON.stringify(encodeAuthorization7702(authorization)) : 'null');
+
+/**
  * The JSON body of `POST /relay` for a typed request: canonical values, `authorization7702: null`
  * when there is none. `parseRelayRestRequest` reads it back to the same value.
  */
 export function encodeRelayRestRequest(request: RelayRestRequest): string {
-  const { method, payload } = encodeCall(request);
-  const authorization7702 = request.authorization7702 ? encodeAuthorization7702(request.authorization7702) : null;
-  return JSON.stringify({ requestId: request.requestId, method, wallet: request.wallet, payload, authorization7702 });
+  const { requestId, method, wallet } = request;
+  return `{"requestId":${JSON.stringify(requestId)},"method":${JSON.stringify(method)},"wallet":${JSON.stringify(wallet)},"payload":${payloadText(request)},"authorization7702":${authorizationText(request.authorization7702)}}`;
 }
 
 /** One WebSocket client message for a typed request (no `wallet`: the connection's JWT binds it). */
 export function encodeRelayWsMessage(request: RelayWsRequest): string {
-  const { method, payload } = encodeCall(request);
-  const authorization7702 = request.authorization7702 ? encodeAuthorization7702(request.authorization7702) : null;
-  return JSON.stringify({ id: request.id, method, payload, authorization7702 });
+  return `{"id":${JSON.stringify(request.id)},"method":${JSON.stringify(request.method)},"payload":${payloadText(request)},"authorization7702":${authorizationText(request.authorization7702)}}`;
+}
+
+/**
+ * `request` with `signature` in its payload (the last field of every payload): its text is the
+ * unsigned payload's with the signature put in, when that one was encoded.
+ *
+ * @example const signed = withPayloadSignature(unsigned, await account.sign({ hash: digest }));
+ */
+export function withPayloadSignature<R extends RelayCall>(request: R, signature: Hex): R {
+  const payload = { ...request.payload, signature };
+  const unsigned = payloadTexts.get(request.payload);
+  const field = `"signature":${JSON.stringify(request.payload.signature)}}`;
+  if (unsigned?.endsWith(field)) payloadTexts.set(payload, `${unsigned.slice(0, -field.length)}"signature":${JSON.stringify(signature)}}`);
+  return { ...request, payload };
 }

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RelayMethod } from '../../src/protocol/constants.ts';
 import { encodeBatchPayload, encodeAuthorizeSignerPayload } from '../../src/protocol/relay-payloads.ts';
-import { encodeRelayRestRequest, encodeRelayWsMessage, parseRelayRestRequest, parseRelayWsMessage } from '../../src/protocol/relay-request.ts';
+import { encodeRelayRestRequest, encodeRelayWsMessage, parseRelayRestRequest, parseRelayWsMessage, withPayloadSignature } from '../../src/protocol/relay-request.ts';
 import { address, batch, signature } from '../../src/testing/arbitraries.ts';
 import { fuzzSettings } from '../../src/testing/fuzz-settings.ts';
 
@@ -201,6 +201,24 @@ describe('encodeRelayRestRequest / encodeRelayWsMessage', () => {
         const wsText = encodeRelayWsMessage({ id: requestId, method: RelayMethod.executeBatch, payload, authorization7702: null });
         const wsParsed = parseRelayWsMessage(wsText, wallet);
         expect(wsParsed.ok && wsParsed.value).toEqual({ id: requestId, method: RelayMethod.executeBatch, payload, authorization7702: null });
+      }),
+      fuzzSettings({ numRuns: 100 }),
+    );
+  });
+
+  it('write what JSON.stringify writes of the envelope, and a signed payload put together from the unsigned text equals a fresh one', () => {
+    fc.assert(
+      fc.property(batch, signature, signature, (intent, first, second) => {
+        const unsigned = { requestId, wallet, method: RelayMethod.executeBatch, payload: { ...intent, signature: first }, authorization7702: null } as const;
+        const envelope = (payload: unknown) => JSON.stringify({ requestId, method: RelayMethod.executeBatch, wallet, payload, authorization7702: null });
+        expect(encodeRelayRestRequest(unsigned)).toBe(envelope(encodeBatchPayload(intent, first)));
+        const signed = withPayloadSignature(unsigned, second);
+        expect(signed.payload).toEqual({ ...intent, signature: second });
+        expect(unsigned.payload.signature, 'the unsigned request is unchanged').toBe(first);
+        expect(encodeRelayRestRequest(signed)).toBe(envelope(encodeBatchPayload(intent, second)));
+        expect(encodeRelayWsMessage({ id: requestId, method: signed.method, payload: signed.payload, authorization7702: null })).toBe(
+          JSON.stringify({ id: requestId, method: RelayMethod.executeBatch, payload: encodeBatchPayload(intent, second), authorization7702: null }),
+        );
       }),
       fuzzSettings({ numRuns: 100 }),
     );
