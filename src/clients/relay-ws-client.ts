@@ -27,7 +27,7 @@
  * cap and reconnection all act on one socket's lifecycle; split, each part would reach into the others.
  */
 import { Subject, BehaviorSubject, type Observable, type Subscription } from 'rxjs';
-import { WebSocket, type ClientOptions, type RawData } from 'ws';
+import { WebSocket } from 'ws';
 import { backoffMs, type BackoffPolicy } from '../core/backoff.ts';
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
@@ -144,6 +144,19 @@ export const DEFAULT_WS_RESPONSE_TIMEOUT_MS = 10_000;
 export const DEFAULT_WS_CONNECT_TIMEOUT_MS = 10_000;
 
 /**
+ * A frame's data as a socket hands it over (the `ws` package's `RawData`, or text). Our own type, as
+ * the next two are: the published declarations then need no `@types/ws`, which is not a dependency.
+ */
+export type SocketFrameData = Buffer | ArrayBuffer | Buffer[] | string;
+
+/** What the client asks of a new socket (a subset of the `ws` package's `ClientOptions`). */
+export interface RelaySocketOptions {
+  readonly headers: Readonly<Record<string, string>>;
+  readonly perMessageDeflate: false;
+  readonly followRedirects: false;
+}
+
+/**
  * What the client uses of a WebSocket. The `ws` package's WebSocket is one; the in-process
  * connection (src/runtime) makes another, so the same client runs against a venue in the same process.
  */
@@ -151,7 +164,7 @@ export interface RelayClientSocket {
   /** `WebSocket.CONNECTING`, `OPEN`, `CLOSING` or `CLOSED`. */
   readonly readyState: number;
   on(event: 'open', listener: () => void): unknown;
-  on(event: 'message', listener: (data: RawData | string) => void): unknown;
+  on(event: 'message', listener: (data: SocketFrameData) => void): unknown;
   on(event: 'error', listener: (error: Error) => void): unknown;
   on(event: 'close', listener: (code: number, reason: Buffer) => void): unknown;
   /** The upgrade was answered with an HTTP status other than 101. */
@@ -164,7 +177,7 @@ export interface RelayClientSocket {
 }
 
 /** Makes the socket; the default is the `ws` package. Tests pass one that records what it was given. */
-export type WebSocketFactory = (url: string, options: ClientOptions) => RelayClientSocket;
+export type WebSocketFactory = (url: string, options: RelaySocketOptions) => RelayClientSocket;
 
 export interface RelayWsClientContext {
   readonly clock: Clock;
@@ -235,7 +248,7 @@ const MAX_TIMED_OUT_IDS = 65_536;
 /** How long stop() waits for the close handshake before cutting the socket. */
 const CLOSE_GRACE_MS = 1_000;
 
-function frameText(data: RawData | string): string {
+function frameText(data: SocketFrameData): string {
   if (typeof data === 'string') return data;
   if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
   return Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.from(data).toString('utf8');
@@ -271,7 +284,7 @@ export function createRelayWsClient(context: RelayWsClientContext, params: Relay
   const responseTimeoutMs = params.responseTimeoutMs ?? DEFAULT_WS_RESPONSE_TIMEOUT_MS;
   const connectTimeoutMs = params.connectTimeoutMs ?? DEFAULT_WS_CONNECT_TIMEOUT_MS;
   const policy = params.reconnect ?? DEFAULT_RECONNECT_POLICY;
-  const createSocket: WebSocketFactory = params.createSocket ?? ((target, options) => new WebSocket(target, options));
+  const createSocket: WebSocketFactory = params.createSocket ?? ((target, options) => new WebSocket(target, { ...options, headers: { ...options.headers } }));
 
   const state$ = new BehaviorSubject<RelayWsState>({ status: 'idle' });
   const connections$ = new Subject<WsConnectionEvent>();
