@@ -21,7 +21,6 @@ import {
   type Trade,
 } from '../protocol/market-data.ts';
 import { readTrades } from '../protocol/market-data-readers.ts';
-import type { FastReader } from '../protocol/fast-reader.ts';
 import type { z } from 'zod';
 import { ClientError } from './client-error.ts';
 import type { HttpResponse } from './http-transport.ts';
@@ -134,9 +133,21 @@ export function createMarketDataClient(context: ClientContext, params: MarketDat
     return { response, url };
   }
 
-  async function get<S extends z.ZodType>(path: string, query: Query, weight: number, schema: S, options: CallOptions = {}, fast?: FastReader<z.output<S>>): Promise<z.output<S>> {
+  async function get<S extends z.ZodType>(path: string, query: Query, weight: number, schema: S, options: CallOptions = {}): Promise<z.output<S>> {
     const { response, url } = await fetchOk(path, query, weight, options);
-    return parseBody(response, { schema, where: describeCall('GET', url), ...(fast === undefined ? {} : { fast }) });
+    return parseBody(response, { schema, where: describeCall('GET', url) });
+  }
+
+  // The last trades answer of each URL: a poll often gets the very same text again (no trade since),
+  // which then needs no second parse. Its trades are shared, its list is not.
+  const lastTrades = new Map<string, { readonly text: string; readonly trades: readonly Trade[] }>();
+  async function trades(query: Query, options: CallOptions = {}): Promise<Trade[]> {
+    const { response, url } = await fetchOk('/api/v3/trades', query, RequestWeight.trades(), options);
+    const last = lastTrades.get(url);
+    if (last !== undefined && last.text === response.text) return [...last.trades];
+    const read = parseBody(response, { schema: tradesSchema, where: describeCall('GET', url), fast: readTrades });
+    lastTrades.set(url, { text: response.text, trades: [...read] });
+    return read;
   }
 
   return {
@@ -152,7 +163,7 @@ export function createMarketDataClient(context: ClientContext, params: MarketDat
       return (await fetchOk('/api/v3/depth', query, weight, options)).response.text;
     },
     trades(parameters: TradesParameters, options?: CallOptions): Promise<Trade[]> {
-      return get('/api/v3/trades', { symbol: parameters.symbol, limit: parameters.limit }, RequestWeight.trades(), tradesSchema, options, readTrades);
+      return trades({ symbol: parameters.symbol, limit: parameters.limit }, options);
     },
     ticker24hr(parameters: { readonly symbol: string }, options?: CallOptions): Promise<Ticker24hr> {
       return get('/api/v3/ticker/24hr', { symbol: parameters.symbol }, RequestWeight.ticker(), ticker24hrSchema, options);

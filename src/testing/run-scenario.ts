@@ -138,14 +138,16 @@ export async function runScenario<S extends z.ZodType>(definition: StrategyDefin
     }
     now = () => harness.now();
     const { engine: theEngine, model, markets, accountId } = harness.parts();
+    // The strategy's intents so far (a fate of any other request, the stop's cancels, is not the strategy's).
     const mine = new Set<Intent>();
+    let seen = 0;
     const sample = () => {
       const stats = theEngine.stats();
       engine.push({ at: harness.now(), pendingOutcomes: stats.pendingOutcomes, unresolved: stats.unresolved });
     };
     subscriptions.add(
       theEngine.reports$.subscribe(({ intent, fate }) => {
-        if (mine.size < harness.intents.length) for (const { intent: emitted } of harness.intents) mine.add(emitted);
+        for (; seen < harness.intents.length; seen += 1) mine.add(harness.intents[seen]!.intent);
         if (!mine.has(intent)) return;
         fates.push({ at: harness.now(), intent, fate });
         sample();
