@@ -15,7 +15,7 @@
  * These functions check that each value fits its ABI type (UNITS_OUT_OF_RANGE otherwise); the
  * semantic rules (non-zero quantity, unique slots, …) belong to the relay schemas.
  */
-import { bytesToHex, keccak256 } from 'viem';
+import { bytesToHex } from 'viem';
 import { BaseError } from '../core/base-error.ts';
 import { UINT32_MAX, UINT64_MAX, UINT96_MAX, assertInRange } from '../core/units.ts';
 import { ExecutionInstructionCode, MAX_PACKED_OPS_BYTES, OrderSideCode, TimeInForceCode } from './constants.ts';
@@ -41,6 +41,9 @@ function encodedArray(length: number, wordsPerItem: number): Uint8Array {
   writeUintWord(out, 32, length);
   return out;
 }
+
+/** The hash of an empty array (`abi.encode` of any `T[]` with no item): most intents carry one or two. */
+const EMPTY_ARRAY_HASH = keccak256Bytes(encodedArray(0, 1));
 
 /** `ordersHash` as raw bytes (the signing hot path); see `hashOrders`. */
 export function hashOrdersBytes(orders: readonly OrderIntent[]): Uint8Array {
@@ -69,6 +72,7 @@ export function hashOrders(orders: readonly OrderIntent[]): Hex {
 
 /** `cancelSlotIdxsHash` as raw bytes; see `hashCancelSlotIdxs`. */
 export function hashCancelSlotIdxsBytes(slotIdxs: readonly number[]): Uint8Array {
+  if (slotIdxs.length === 0) return EMPTY_ARRAY_HASH.slice();
   const out = encodedArray(slotIdxs.length, 1);
   for (let index = 0; index < slotIdxs.length; index++) {
     const slot = slotIdxs[index]!;
@@ -93,6 +97,7 @@ export function hashCancelSlotIdxs(slotIdxs: readonly number[]): Hex {
 
 /** `expectedOrderIdsHash` as raw bytes; see `hashExpectedOrderIds`. */
 export function hashExpectedOrderIdsBytes(orderIds: readonly bigint[]): Uint8Array {
+  if (orderIds.length === 0) return EMPTY_ARRAY_HASH.slice();
   const out = encodedArray(orderIds.length, 1);
   for (let index = 0; index < orderIds.length; index++) {
     writeUintWord(out, 64 + index * 32, assertInRange(orderIds[index]!, UINT64_MAX, `expectedOrderIds[${index}]`));
@@ -111,13 +116,8 @@ export function hashExpectedOrderIds(orderIds: readonly bigint[]): Hex {
 
 const hexBytesPattern = /^0x(?:[0-9a-fA-F]{2})*$/;
 
-/**
- * `packedOpsHash`: keccak256 of the raw packed bytes. Checks only that `packedOps` is whole bytes
- * of hex within 64 KiB; the op rules are `decodePackedOps`'s.
- *
- * @example hashPackedOps('0x0000000000000000000000000000000000000000000000000000000000000003')
- */
-export function hashPackedOps(packedOps: Hex): Hex {
+/** `packedOpsHash` as raw bytes (the signing hot path); see `hashPackedOps`. */
+export function hashPackedOpsBytes(packedOps: Hex): Uint8Array {
   if (!hexBytesPattern.test(packedOps)) {
     throw new BaseError('PROTOCOL_PACKED_OP_INVALID', 'packedOps is not 0x and whole bytes of hex');
   }
@@ -126,5 +126,15 @@ export function hashPackedOps(packedOps: Hex): Hex {
       details: { bytes: (packedOps.length - 2) / 2 },
     });
   }
-  return keccak256(packedOps);
+  return keccak256Bytes(Buffer.from(packedOps.slice(2), 'hex'));
+}
+
+/**
+ * `packedOpsHash`: keccak256 of the raw packed bytes. Checks only that `packedOps` is whole bytes
+ * of hex within 64 KiB; the op rules are `decodePackedOps`'s.
+ *
+ * @example hashPackedOps('0x0000000000000000000000000000000000000000000000000000000000000003')
+ */
+export function hashPackedOps(packedOps: Hex): Hex {
+  return bytesToHex(hashPackedOpsBytes(packedOps));
 }

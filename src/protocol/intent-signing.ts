@@ -29,7 +29,7 @@ import {
 import { recoverDigestAddress } from './recover-address.ts';
 import { SECP256K1_N } from './secp256k1-order.ts';
 import { eip712Digest, hashStaticStruct, typeHash } from './eip712-hasher.ts';
-import { hashCancelSlotIdxs, hashCancelSlotIdxsBytes, hashExpectedOrderIds, hashExpectedOrderIdsBytes, hashOrders, hashOrdersBytes, hashPackedOps } from './intent-hashes.ts';
+import { hashCancelSlotIdxs, hashCancelSlotIdxsBytes, hashExpectedOrderIds, hashExpectedOrderIdsBytes, hashOrders, hashOrdersBytes, hashPackedOps, hashPackedOpsBytes } from './intent-hashes.ts';
 import type {
   AuthorizeAccountSignerIntent,
   BatchIntent,
@@ -312,7 +312,7 @@ export function replaceBySlotIntentDigest(parameters: TradingWalletIntentParamet
     domain,
     hashStaticStruct(replaceTypeHash, replaceFields, [
       ...headerValues(intent.header),
-      hashPackedOps(intent.packedOps),
+      hashPackedOpsBytes(intent.packedOps),
       hashExpectedOrderIdsBytes(intent.expectedOrderIds),
     ]),
   );
