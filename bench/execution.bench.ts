@@ -3,8 +3,8 @@
  *
  * 1. Latency from an intent to its signed wire frame: `engine.submit(intent)` until the WebSocket
  *    frame of the signed request is encoded by the transport (risk check, queue, expected order ids,
- *    nonce, the EIP-712 digest, its signature on the signing thread while the journal's `planned`
- *    record is written and fsynced here, the `signed` record), one intent at a
+ *    nonce, the journal's `planned` record fsynced on the thread pool while the EIP-712 digest and
+ *    signature are computed, the `signed` record), one intent at a
  *    time on an idle engine; next to one bare secp256k1 signature of a digest with the same library
  *    (viem `sign`). Median and p99 of per-intent samples are in the names (the harness's own figure
  *    for this line is the whole round: frame, answer, outcome and their journal records).
@@ -22,14 +22,14 @@
  * Knobs (environment): BENCH_SETTLE_MS sets the engine's `tuning.settleMs` (how long the portfolio
  * replays a placement that may move a slot; IOC-only ones, as here, cost next to nothing);
  * BENCH_NOFSYNC=1 drops the journal's fsync from the latency benchmark, to show its share;
- * BENCH_SIGN_IN_PLACE=1 signs on the main thread (the thread pool fsyncs meanwhile), to show the
- * signing thread's share.
+ * BENCH_GAP_MS=5 leaves that much wall time between its intents (a bot's quotes come apart, and an
+ * idle machine answers more slowly: caches, sleeping cores, the disk).
  */
 import { performance } from 'node:perf_hooks';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sign } from 'viem/accounts';
+import { privateKeyToAccount, sign } from 'viem/accounts';
 import { EMPTY, NEVER, Subject } from 'rxjs';
 import { liveClock } from '../src/core/clock.ts';
 import { createIdSource } from '../src/core/ids.ts';
@@ -39,7 +39,6 @@ import { resolveNetwork } from '../src/config/network-config.ts';
 import { createExecutionEngine } from '../src/execution/create-execution-engine.ts';
 import type { ExecutionEngine } from '../src/execution/execution-engine.ts';
 import { nodeJournalFs } from '../src/execution/journal.ts';
-import { localAccount } from '../src/protocol/local-account.ts';
 import type { RelayTransport, SubmitAnswer, TransportOutcome } from '../src/execution/relay-transport.ts';
 import { encodeRelayWsMessage, type RelayRestRequest } from '../src/protocol/relay-request.ts';
 import type { Hex } from '../src/protocol/encoding.ts';
@@ -53,10 +52,11 @@ const SIGNATURES = 400;
 const INTENTS = 400;
 const SUSTAINED = 600;
 const CAP = 48;
+/** Wall time between two intents of the latency benchmark (BENCH_GAP_MS; default none: back to back). */
+const GAP_MS = Number(process.env['BENCH_GAP_MS'] ?? 0);
 
 const privateKey = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
-// The CLI's signer (signer-source.ts): a local key, signed on the signing thread.
-const account = localAccount(privateKey);
+const account = privateKeyToAccount(privateKey);
 const digest = `0x${'ab'.repeat(32)}` as Hex;
 
 function percentile(samples: readonly number[], p: number): number {
@@ -120,7 +120,6 @@ async function frameSetup() {
       // or the portfolio's replay of unsettled placements grows through the whole benchmark.
       tuning: { pollMs: 60_000, idlePollMs: 60_000, settleMs: 100 },
       ...(process.env['BENCH_NOFSYNC'] ? { journalFs: { ...nodeJournalFs, fsyncSync: () => undefined } } : {}),
-      ...(process.env['BENCH_SIGN_IN_PLACE'] ? { signOnThread: false } : {}),
     },
   );
   await holder.engine.start();
@@ -141,6 +140,7 @@ async function framesOnce(count: number): Promise<number> {
     // One at a time: the engine is idle when each intent arrives; its fate ends the round.
     await engine.submit(placeIntent(market, [buy(price, 100n, 'IOC')]));
     frameSamples.push(framedAt - started);
+    if (GAP_MS > 0) await new Promise((resolve) => setTimeout(resolve, GAP_MS));
   }
   return count;
 }

@@ -31,7 +31,6 @@
  */
 import { BehaviorSubject, Subject, Subscription, type Observable } from 'rxjs';
 import { BaseError } from '../core/base-error.ts';
-import { liveClock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
 import type { Address } from '../protocol/encoding.ts';
 import type { Intent } from '../strategy/intents.ts';
@@ -162,7 +161,6 @@ class Engine implements ExecutionEngine {
     this.#tracker = new InFlightTracker({ maxPendingOutcomes: params.engine.maxPendingOutcomes });
     this.#signer = createPlanSigner({
       signer: params.signer,
-      onThread: params.signOnThread ?? context.clock === liveClock,
       chainId: params.network.chainId,
       domainVersion: params.network.tradingWalletDomainVersion,
       accountId: params.accountId,

@@ -77,12 +77,6 @@ export interface ExecutionEngineParameters {
   readonly maxFutureSkewMs?: number;
   /** The journal's file system (tests inject crashes). Default node:fs. */
   readonly journalFs?: JournalFs;
-  /**
-   * Sign a local key's intents on the signing thread while this one fsyncs the plan (docs/execution.md
-   * "The pipeline"). Default: on the live clock only; a virtual run's journal does not fsync, so
-   * there would be nothing to overlap, only a hand-over to pay.
-   */
-  readonly signOnThread?: boolean;
   /** The chain reads of the account's balances (account-truth.ts); without them only the ledger carries over. */
   readonly chain?: ChainReader;
 }

@@ -11,16 +11,7 @@
 import type { Address, Hex } from '../protocol/encoding.ts';
 import { RelayMethod } from '../protocol/constants.ts';
 import { tradingWalletDomain, type TradingWalletDomain } from '../protocol/eip712-types.ts';
-import {
-  batchIntentDigest,
-  cancelTriggerIntentDigest,
-  replaceBySlotIntentDigest,
-  signBatchIntent,
-  signCancelTriggerIntent,
-  signReplaceBySlotIntent,
-  type IntentSigner,
-} from '../protocol/intent-signing.ts';
-import { beginLocalSignature, isLocalAccount } from '../protocol/local-account.ts';
+import { signBatchIntent, signCancelTriggerIntent, signReplaceBySlotIntent, type IntentSigner } from '../protocol/intent-signing.ts';
 import type { BatchIntent, IntentHeader, OrderIntent, ReplaceBySlotIntent } from '../protocol/intent-types.ts';
 import { decodePackedOps, encodePackedOps } from '../protocol/packed-ops.ts';
 import { withPayloadSignature, type RelayRestRequest } from '../protocol/relay-request.ts';
@@ -37,8 +28,6 @@ export interface IntentSigningParameters {
   readonly accountId: bigint;
   /** The account's signer-authorization epoch. */
   readonly authNonce: bigint;
-  /** A local key's digests go to the signing thread (`PreparedRequest.begin`). Default false. */
-  readonly onThread?: boolean;
 }
 
 /** What makes one request unique: its id, intent nonce and deadline (Unix seconds). */
@@ -52,11 +41,6 @@ export interface RequestStamp {
 export interface PreparedRequest {
   /** The request with an all-zero signature: what the journal's `planned` record keeps. */
   readonly unsigned: RelayRestRequest;
-  /**
-   * Starts the signature on the signing thread (a local key, the thread free): `finish` waits for
-   * it and gives the request ready for `RelayTransport.submit`. Undefined: use `sign`.
-   */
-  begin(): { finish(): RelayRestRequest } | undefined;
   /** Computes the signature: the request ready for `RelayTransport.submit`. */
   sign(): Promise<RelayRestRequest>;
 }
@@ -115,13 +99,8 @@ export function createPlanSigner(params: IntentSigningParameters): PlanSigner {
     builder: ZERO_ADDRESS,
     builderFeePps: 0n,
   });
-  const onThread = params.onThread === true && isLocalAccount(signer);
-  const prepared = (request: RelayRestRequest, digest: () => Hex, signature: () => Promise<Hex>): PreparedRequest => ({
+  const prepared = (request: RelayRestRequest, signature: () => Promise<Hex>): PreparedRequest => ({
     unsigned: request,
-    begin() {
-      const pending = onThread ? beginLocalSignature(signer, digest()) : undefined;
-      return pending === undefined ? undefined : { finish: () => withPayloadSignature(request, pending.finish()) };
-    },
     sign: async () => withPayloadSignature(request, await signature()),
   });
   const prepare = (plan: RequestPlan, stamp: RequestStamp): PreparedRequest => {
@@ -134,11 +113,7 @@ export function createPlanSigner(params: IntentSigningParameters): PlanSigner {
           cancelSlotIdxs: plan.cancelSlots,
           expectedOrderIds: plan.expectedOrderIds,
         };
-        return prepared(
-          { ...unsigned, method: RelayMethod.executeBatch, payload: { ...intent, signature: ZERO_SIGNATURE } },
-          () => batchIntentDigest({ domain, intent }),
-          () => signBatchIntent(signer, { domain, intent }),
-        );
+        return prepared({ ...unsigned, method: RelayMethod.executeBatch, payload: { ...intent, signature: ZERO_SIGNATURE } }, () => signBatchIntent(signer, { domain, intent }));
       }
       case 'replace': {
         const intent: ReplaceBySlotIntent = {
@@ -146,19 +121,13 @@ export function createPlanSigner(params: IntentSigningParameters): PlanSigner {
           packedOps: encodePackedOps(plan.ops),
           expectedOrderIds: plan.expectedOrderIds,
         };
-        return prepared(
-          { ...unsigned, method: RelayMethod.executeReplaceBySlotPacked, payload: { ...intent, signature: ZERO_SIGNATURE } },
-          () => replaceBySlotIntentDigest({ domain, intent }),
-          () => signReplaceBySlotIntent(signer, { domain, intent }),
+        return prepared({ ...unsigned, method: RelayMethod.executeReplaceBySlotPacked, payload: { ...intent, signature: ZERO_SIGNATURE } }, () =>
+          signReplaceBySlotIntent(signer, { domain, intent }),
         );
       }
       case 'cancel-trigger': {
         const intent = { accountId, authNonce, nonce: stamp.nonce, deadline: stamp.deadlineSec, triggerId: plan.triggerId.toLowerCase() as Hex };
-        return prepared(
-          { ...unsigned, method: RelayMethod.cancelTrigger, payload: { ...intent, signature: ZERO_SIGNATURE } },
-          () => cancelTriggerIntentDigest({ domain, intent }),
-          () => signCancelTriggerIntent(signer, { domain, intent }),
-        );
+        return prepared({ ...unsigned, method: RelayMethod.cancelTrigger, payload: { ...intent, signature: ZERO_SIGNATURE } }, () => signCancelTriggerIntent(signer, { domain, intent }));
       }
     }
   };

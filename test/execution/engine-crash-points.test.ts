@@ -1,8 +1,7 @@
 /**
  * A crash at every point of an intent's way from the journal to the wire (the in-process venue,
- * virtual time): the engine writes the `planned` record, has it fsynced while the signature is
- * computed (a local key's on the signing thread while this one fsyncs; any other signer's here
- * while the thread pool fsyncs), sends once both are done, then writes the `signed` record. The process is killed before and after each of
+ * virtual time): the engine writes the `planned` record, has it fsynced while it signs, writes the
+ * `signed` record and sends once the fsync is done. The process is killed before and after each of
  * those steps and after the request left, once as a process crash (the kernel keeps what was
  * written) and once as a power loss (what was written since the last fsync is gone). A new engine
  * on the same journal then must lose nothing (an order the venue has is known and settled) and
@@ -16,7 +15,6 @@ import type { RelayTransport } from '../../src/execution/relay-transport.ts';
 import type { RelayRestRequest } from '../../src/protocol/relay-request.ts';
 import { readJournalRecords } from '../../src/execution/journal-history.ts';
 import { journalPath } from '../../src/execution/journal.ts';
-import { localAccount } from '../../src/protocol/local-account.ts';
 import { lower } from '../sim/relay-harness.ts';
 import {
   auditJournal,
@@ -73,8 +71,6 @@ function killingFs(point: Point, powerLoss: boolean, clock: Clock, kill: () => v
   let plannedEnd = 0;
   let journalFd: number | undefined;
   let journalFile = '';
-  /** Which fsync first covered the last planned record. */
-  let plannedSyncedBy: 'this thread' | 'the thread pool' | undefined;
   const crash = () => {
     dead = true;
     kill();
@@ -103,14 +99,8 @@ function killingFs(point: Point, powerLoss: boolean, clock: Clock, kill: () => v
       return count;
     },
     fsyncSync: (fd) => {
-      if (dead) throw new Error('the process is gone');
       inner!.fsyncSync(fd);
-      if (fd !== journalFd) return;
-      const before = synced;
-      synced = written;
-      if (synced < plannedEnd || before >= plannedEnd) return;
-      plannedSyncedBy = 'this thread';
-      if (point === 'after the planned fsync') die();
+      if (fd === journalFd) synced = written;
     },
     fsync: (fd, done) => {
       const covering = fd === journalFd ? written : 0;
@@ -119,7 +109,6 @@ function killingFs(point: Point, powerLoss: boolean, clock: Clock, kill: () => v
         inner!.fsyncSync(fd);
         const before = synced;
         synced = Math.max(synced, covering);
-        if (synced >= plannedEnd && before < plannedEnd) plannedSyncedBy = 'the thread pool';
         if (synced > before && point === 'after the planned fsync') {
           try {
             die();
@@ -144,7 +133,6 @@ function killingFs(point: Point, powerLoss: boolean, clock: Clock, kill: () => v
     killed: () => dead,
     /** The last planned record is on the disk. */
     plannedDurable: () => plannedEnd > 0 && synced >= plannedEnd,
-    plannedSyncedBy: () => plannedSyncedBy,
     crash,
   };
 }
@@ -172,10 +160,7 @@ function watchedTransport(inner: () => RelayTransport, leaving: (request: RelayR
   };
 }
 
-/** The doomed engine's signer: viem's account (signs in place), or the CLI's local account of the same key (the signing thread). */
-const SIGNERS = { 'in place': WALLET, 'on the signing thread': localAccount(`0x${'b2'.repeat(32)}`) } as const;
-
-async function crashAndRestart(point: Point, powerLoss: boolean, signer: keyof typeof SIGNERS): Promise<void> {
+async function crashAndRestart(point: Point, powerLoss: boolean): Promise<void> {
   const world = (v = await startEngineVenue({ blockMs: 200 }));
   tmp = tempJournalDir();
   const market = world.market.address;
@@ -191,7 +176,7 @@ async function crashAndRestart(point: Point, powerLoss: boolean, signer: keyof t
   const arrivals = world.model.submissions$.subscribe(() => {
     if (point === 'as the venue receives the request' && !hook.killed()) hook.crash();
   });
-  doomed = engineOn(world, tmp.dir, { overrides: { journalFs: hook.fs, transport, signer: SIGNERS[signer], signOnThread: true } });
+  doomed = engineOn(world, tmp.dir, { overrides: { journalFs: hook.fs, transport } });
   hook.bind(doomed.process.journalFs);
   const first = doomed;
   await run(world, async () => {
@@ -206,8 +191,6 @@ async function crashAndRestart(point: Point, powerLoss: boolean, signer: keyof t
   });
   arrivals.unsubscribe();
   expect(undurable, 'requests sent before their planned record was durable').toEqual([]);
-  // The signing thread's path fsyncs here while the thread signs; the other has the thread pool fsync while it signs.
-  if (hook.plannedSyncedBy() !== undefined) expect(hook.plannedSyncedBy()).toBe(signer === 'in place' ? 'the thread pool' : 'this thread');
   const path = journalPath({ dir: tmp.dir, network: 'sim', wallet: lower(WALLET) });
   const planned = readJournalRecords(path).flatMap((record) => (record.kind === 'planned' ? [BigInt(record.nonce)] : []));
   // What the venue has now is all it will ever have of the dead process's request.
@@ -239,14 +222,9 @@ async function crashAndRestart(point: Point, powerLoss: boolean, signer: keyof t
 }
 
 describe('a crash at every point between the journal and the wire', () => {
-  it('the two signers are the same wallet', () => {
-    expect(SIGNERS['on the signing thread'].address).toBe(WALLET.address);
-  });
-  for (const signer of Object.keys(SIGNERS) as (keyof typeof SIGNERS)[]) {
-    for (const powerLoss of [false, true]) {
-      for (const point of POINTS) {
-        it(`signing ${signer}, ${powerLoss ? 'power loss' : 'process crash'} ${point}: nothing lost, nothing sent twice`, { timeout: 60_000 }, () => crashAndRestart(point, powerLoss, signer));
-      }
+  for (const powerLoss of [false, true]) {
+    for (const point of POINTS) {
+      it(`${powerLoss ? 'power loss' : 'process crash'} ${point}: nothing lost, nothing sent twice`, { timeout: 60_000 }, () => crashAndRestart(point, powerLoss));
     }
   }
 });

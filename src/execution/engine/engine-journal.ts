@@ -43,12 +43,19 @@ export class EngineJournal {
 
   /** Writes a record (durable at the next sync); false when the journal is closed or failed (then nothing more is signed). */
   write(input: JournalRecordInput): boolean {
-    return this.#record(input, false);
-  }
-
-  /** Writes a record and fsyncs it on this thread (while the signing thread signs); false as for `write`. */
-  writeDurably(input: JournalRecordInput): boolean {
-    return this.#record(input, true);
+    const journal = this.#journal;
+    if (journal === undefined) return false;
+    try {
+      journal.write(input);
+      return true;
+    } catch (error) {
+      if (isBaseError(error, 'JOURNAL_RECORD_INVALID')) {
+        this.#ctx.logger.error({ err: error, kind: input.kind }, 'journal record refused (a bug)');
+        return input.kind !== 'signed' && input.kind !== 'planned';
+      }
+      this.#failed(error);
+      return false;
+    }
   }
 
   /**
@@ -86,23 +93,6 @@ export class EngineJournal {
       journal.close();
     } catch (error) {
       this.#ctx.logger.error({ err: error }, 'journal compaction or close failed');
-    }
-  }
-
-  #record(input: JournalRecordInput, durably: boolean): boolean {
-    const journal = this.#journal;
-    if (journal === undefined) return false;
-    try {
-      if (durably) journal.append(input);
-      else journal.write(input);
-      return true;
-    } catch (error) {
-      if (isBaseError(error, 'JOURNAL_RECORD_INVALID')) {
-        this.#ctx.logger.error({ err: error, kind: input.kind }, 'journal record refused (a bug)');
-        return input.kind !== 'signed' && input.kind !== 'planned';
-      }
-      this.#failed(error);
-      return false;
     }
   }
 

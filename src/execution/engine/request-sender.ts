@@ -3,9 +3,8 @@
  * signed request handed to the transport, or waits, or gets its fate. Risk is checked again, the
  * plan made from the portfolio's slots (a ticket waits while an order id is unknown, or while its
  * market's view is stale), the nonce taken, the `planned` record fsynced while the EIP-712
- * signature is computed (a local key's on the signing thread while this one fsyncs; any other's here
- * while the thread pool fsyncs); then the request joins the book, which hands it to the transport,
- * and the `signed` record (the exact wire body) is written.
+ * signature is computed; then the request joins the book, which hands it to the transport, and the
+ * `signed` record (the exact wire body) is written.
  *
  * This is every intent's latency (`npm run bench execution`): no allocation, closure or await here
  * that the path does not need.
@@ -18,7 +17,7 @@ import { encodeRelayRestRequest, type RelayRestRequest } from '../../protocol/re
 import type { EngineTuning } from '../execution-engine.ts';
 import type { InFlightTracker } from '../in-flight-tracker.ts';
 import { planIntent, planMarket } from '../intent-plan.ts';
-import type { PlanSigner, PreparedRequest } from '../intent-signer.ts';
+import type { PlanSigner } from '../intent-signer.ts';
 import { summarizeIntent } from '../journal-record.ts';
 import type { KillSwitch } from '../kill-switch.ts';
 import type { NonceSource } from '../nonce-source.ts';
@@ -50,7 +49,7 @@ export interface RequestSenderContext {
   readonly tickets: Pick<TicketScheduler, 'settle' | 'park' | 'putFirst'>;
   readonly sweep: Pick<CancelSweep, 'has'>;
   readonly book: Pick<RequestBook, 'add' | 'dispatch'>;
-  readonly journal: Pick<EngineJournal, 'write' | 'writeDurably' | 'append' | 'sync' | 'broken'>;
+  readonly journal: Pick<EngineJournal, 'write' | 'append' | 'sync' | 'broken'>;
   /** Why a ticket's placement may no longer be signed (undefined: it may). */
   readonly placementRefusal: (ticket: Ticket) => BaseError | undefined;
   /** Runs the pump at a clock time. */
@@ -138,7 +137,6 @@ export class RequestSender {
     }
     const nonces = this.#nonces!;
     let nonce: bigint;
-    let request: RelayRestRequest;
     try {
       nonce = nonces.next();
     } catch (error) {
@@ -153,31 +151,23 @@ export class RequestSender {
     const requestId = this.#ctx.ids.next();
     const deadlineSec = Math.floor(now / 1000) + this.#ctx.deadlineSec;
     const prepared = this.#ctx.signer.prepare(planned.plan, { requestId, nonce, deadlineSec: BigInt(deadlineSec) });
-    // A local key signs on the signing thread while this one makes the plan durable; any other
-    // signer signs here while the thread pool flushes the disk. The request leaves once both are done.
-    const pending = prepared.begin();
     const retryOf = ticket.firstRequestId;
     const stamp = { requestId, nonce: nonce.toString(), method: prepared.unsigned.method, intent: summarizeIntent(intent), ...(retryOf === undefined ? {} : { retryOf }) };
-    const plannedRecord = { kind: 'planned', ...stamp, unsigned: encodeRelayRestRequest(prepared.unsigned) } as const;
     const notSent = () => tickets.settle(ticket, refused(new BaseError('JOURNAL_UNAVAILABLE', 'the journal failed: the request was not sent')));
-    if (pending !== undefined) {
-      const durable = journal.writeDurably(plannedRecord);
-      // Finished even when not sent: the thread takes one job at a time.
-      const signed = this.#finish(pending);
-      if (!durable) return notSent();
-      ticket.firstRequestId ??= requestId;
-      const made = signed ?? (await this.#signHere(prepared, requestId, ticket));
-      if (made === undefined) return;
-      request = made;
-    } else {
-      if (!journal.write(plannedRecord)) return notSent();
-      ticket.firstRequestId ??= requestId;
-      const durable = journal.sync();
-      const signed = await this.#signHere(prepared, requestId, ticket);
-      if (signed === undefined) return;
-      if (!(await durable)) return notSent();
-      request = signed;
+    if (!journal.write({ kind: 'planned', ...stamp, unsigned: encodeRelayRestRequest(prepared.unsigned) })) return notSent();
+    ticket.firstRequestId ??= requestId;
+    // The disk flushes the plan while the signature is computed: the request leaves once both are done.
+    const durable = journal.sync();
+    let request: RelayRestRequest;
+    try {
+      request = await prepared.sign();
+    } catch (error) {
+      this.#ctx.logger.error({ err: error, purpose: intent.purpose }, 'signing failed');
+      this.#abandon(requestId, 'the signer failed');
+      tickets.settle(ticket, refused(isBaseError(error) ? error : new BaseError('PROTOCOL_SIGNATURE_INVALID', 'the signer failed', { cause: error })));
+      return;
     }
+    if (!(await durable)) return notSent();
     // The world may have moved while the signer and the disk worked.
     const lateRefusal = this.#ctx.placementRefusal(ticket);
     if (lateRefusal !== undefined) {
@@ -214,28 +204,6 @@ export class RequestSender {
     journal.write({ kind: 'signed', ...stamp, body: encodeRelayRestRequest(request) });
     portfolio.markPending(requestId, planned.intent, expectedOf(planned.plan));
     this.#ctx.killSwitch.recordSubmission();
-  }
-
-  /** The signing thread's signature; undefined when the thread failed (then it is signed here). */
-  #finish(pending: { finish(): RelayRestRequest }): RelayRestRequest | undefined {
-    try {
-      return pending.finish();
-    } catch (error) {
-      this.#ctx.logger.warn({ err: error }, 'the signing thread failed: signing on the main thread');
-      return undefined;
-    }
-  }
-
-  /** Signs on this thread; undefined when the signer failed (then the ticket has its fate and the request is resolved as never sent). */
-  async #signHere(prepared: PreparedRequest, requestId: string, ticket: Ticket): Promise<RelayRestRequest | undefined> {
-    try {
-      return await prepared.sign();
-    } catch (error) {
-      this.#ctx.logger.error({ err: error, purpose: ticket.intent.purpose }, 'signing failed');
-      this.#abandon(requestId, 'the signer failed');
-      this.#ctx.tickets.settle(ticket, refused(isBaseError(error) ? error : new BaseError('PROTOCOL_SIGNATURE_INVALID', 'the signer failed', { cause: error })));
-      return undefined;
-    }
   }
 
   /** A request journaled but not sent after all: resolved as never sent (its nonce is not used again). */
