@@ -28,6 +28,30 @@ function setup() {
   return { clock, portfolio };
 }
 
+/** An entry of an active-orders snapshot, created in tx(n). */
+function active(orderId: number, side: 'BUY' | 'SELL', price: bigint, size: bigint, remaining: bigint, n: number): ActiveOrder {
+  return {
+    orderid: orderId,
+    marketaddress: M,
+    owner: OWNER,
+    size: size.toString(),
+    price: price.toString(),
+    isbuy: side === 'BUY',
+    remainingsize: remaining.toString(),
+    iscanceled: false,
+    blocknumber: String(n),
+    txindex: '0',
+    logindex: '0',
+    transactionhash: tx(n),
+    triggertime: new Date(T0 + n * 1000).toISOString(),
+    fliporderid: 0,
+    flipprice: 0,
+    lpid: '',
+    sizeprecision: monUsdc.sizePrecision.toString(),
+    priceprecision: monUsdc.pricePrecision.toString(),
+  };
+}
+
 describe('portfolio: orders live only after CONFIRMED', () => {
   it('keeps a placement pending through BROADCAST and its events, and makes it live on CONFIRMED', () => {
     const { portfolio } = setup();
@@ -413,32 +437,42 @@ describe('portfolio: memory', () => {
     expect(portfolio.state(M).position).toBe(400n);
     expect(portfolio.state(M).orders.map((o) => o.orderId)).toEqual([2n, 3n]);
   });
+
+  for (const learnt of ['its created event', 'an active-orders read'] as const) {
+    it(`takes a retired id created again in another transaction as a new order, learnt from ${learnt} (a venue wiped numbers its orders from the start)`, () => {
+      // Seen at a venue restart with its state wiped: the new placement's order ids were those of
+      // orders retired before the wipe, its created events were dropped as duplicates, and its slots
+      // held records without ids until the stop's CancelAll gave up waiting for them.
+      const clock = new VirtualClock(T0);
+      const portfolio = createPortfolio({ clock }, { markets: [monUsdc], settleMs: 1000 });
+      portfolio.markPending('r1', batch([gtc('BUY', 100n, 1000n)]));
+      portfolio.applyOutcome('r1', 'CONFIRMED', { txHash: tx(1) });
+      portfolio.applyOrderEvents([created(at(1), 7n, 'BUY', 100n, 1000n), trade(at(2), { orderId: 7n, side: 'BUY', price: 100n, orderSize: 1000n, filled: 1000n, remaining: 0n })]);
+      // Settled, then retired: any change runs the retirement.
+      clock.advanceBy(10_001);
+      portfolio.applyOrderEvent(created(at(3), 2n, 'SELL', 200n, 1000n));
+      clock.advanceBy(10_001);
+      portfolio.applyOrderEvent(created(at(4), 3n, 'SELL', 210n, 1000n));
+      expect(portfolio.order(M, 7n), 'retired').toBeUndefined();
+      expect(portfolio.applyOrderEvent(created(at(1), 7n, 'BUY', 100n, 1000n)), 'the old order, again').toEqual({ status: 'duplicate' });
+
+      portfolio.markPending('r2', batch([gtc('BUY', 105n, 500n)]));
+      portfolio.applyOutcome('r2', 'CONFIRMED', { txHash: tx(5) });
+      const fresh = learnt === 'its created event' ? portfolio.applyOrderEvent(created(at(5), 7n, 'BUY', 105n, 500n)) : portfolio.applyActiveOrders(M, [active(7, 'BUY', 105n, 500n, 500n, 5), active(2, 'SELL', 200n, 1000n, 1000n, 3), active(3, 'SELL', 210n, 1000n, 1000n, 4)], { asOfMs: clock.now() })[0];
+      expect(fresh).toEqual({ status: 'applied' });
+      expect(portfolio.state(M).orders.map((o) => [o.orderId, o.side, o.price, o.requestId])).toEqual([
+        [7n, 'BUY', 105n, 'r2'],
+        [2n, 'SELL', 200n, undefined],
+        [3n, 'SELL', 210n, undefined],
+      ]);
+      portfolio.applyOrderEvent(trade(at(6), { orderId: 7n, side: 'BUY', price: 105n, orderSize: 500n, filled: 500n, remaining: 0n }));
+      expect(portfolio.state(M).orders.map((o) => o.orderId)).toEqual([2n, 3n]);
+      expect(portfolio.state(M).position).toBe(1500n);
+    });
+  }
 });
 
 describe('portfolio: active orders and balances', () => {
-  function active(orderId: number, side: 'BUY' | 'SELL', price: bigint, size: bigint, remaining: bigint, n: number): ActiveOrder {
-    return {
-      orderid: orderId,
-      marketaddress: M,
-      owner: OWNER,
-      size: size.toString(),
-      price: price.toString(),
-      isbuy: side === 'BUY',
-      remainingsize: remaining.toString(),
-      iscanceled: false,
-      blocknumber: String(n),
-      txindex: '0',
-      logindex: '0',
-      transactionhash: tx(n),
-      triggertime: new Date(T0 + n * 1000).toISOString(),
-      fliporderid: 0,
-      flipprice: 0,
-      lpid: '',
-      sizeprecision: monUsdc.sizePrecision.toString(),
-      priceprecision: monUsdc.pricePrecision.toString(),
-    };
-  }
-
   it('takes listed orders as live and drops the ones a later complete snapshot no longer lists', () => {
     const { portfolio } = setup();
     portfolio.applyActiveOrders(M, [active(4, 'BUY', 100n, 1000n, 600n, 1), active(5, 'SELL', 120n, 1000n, 1000n, 2)], { asOfMs: T0 + 5000 });

@@ -67,8 +67,8 @@ export class OrderRegistry {
   readonly #slotted = new Set<OrderRecord>();
   /** Records that ended, oldest first, with the clock time they left the open set. */
   readonly #closed: { readonly record: OrderRecord; readonly at: number }[] = [];
-  /** Ids of orders that ended long ago and were dropped: their late events change nothing but fills. */
-  readonly #retired = new Set<bigint>();
+  /** Ids of orders that ended long ago and were dropped, with the transaction that created each: their late events change nothing but fills. */
+  readonly #retired = new Map<bigint, Hex | undefined>();
   /** Confirmed placements not yet settled, in confirmation order. */
   readonly #placements: Placement[] = [];
   /** Those that may move this market's slots (`movesSlots`), in the same order: the replay's work. */
@@ -144,6 +144,16 @@ export class OrderRegistry {
   /** Whether `orderId` ended long ago and was dropped (its late events are duplicates, its fills not). */
   isRetired(orderId: bigint): boolean {
     return this.#retired.has(orderId);
+  }
+
+  /**
+   * An order `orderId` created in `tx`: when a retired order of that id was created in another
+   * transaction, the id names a new order (a venue whose state was wiped numbers its orders from
+   * the start again), and the old one is forgotten, so the new one's events apply.
+   */
+  forgetReusedId(orderId: bigint, tx: Hex): void {
+    const retiredTx = this.#retired.get(orderId);
+    if (retiredTx !== undefined && retiredTx !== tx) this.#retired.delete(orderId);
   }
 
   /** An order-created event; false when it was known already. */
@@ -419,7 +429,7 @@ export class OrderRegistry {
         set?.delete(record);
         if (set?.size === 0) this.#createdIn.delete(record.createdTx);
       }
-      this.#retired.add(record.orderId);
+      this.#retired.set(record.orderId, record.createdTx);
     }
   }
 }

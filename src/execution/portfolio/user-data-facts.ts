@@ -59,6 +59,7 @@ export function recordOrderEvent(market: MarketFacts, event: OrderEvent, at: num
   const tx = event.transactionHash;
   const orderId = BigInt(event.eventData.orderId);
   const side: OrderSide = event.eventData.isBuy ? 'BUY' : 'SELL';
+  if (event.eventType === 'order-created') registry.forgetReusedId(orderId, tx);
   if (registry.isRetired(orderId) && event.eventType !== 'trade') return { status: 'duplicate' };
   switch (event.eventType) {
     case 'order-created': {
@@ -107,6 +108,7 @@ export function recordActiveOrder(market: MarketFacts, order: ActiveOrder, ids: 
   }
   if (order.iscanceled) return { status: 'applied' };
   const orderId = BigInt(order.orderid);
+  registry.forgetReusedId(orderId, order.transactionhash);
   if (registry.isRetired(orderId)) return { status: 'duplicate' };
   ids.add(orderId);
   txs.add(order.transactionhash);
