@@ -250,11 +250,10 @@ export async function reconcilePass(subjects: readonly ReconcileSubject[], conte
     if (receipt === undefined) unreadable.add(subject.requestId);
     else if (receipt !== null) {
       verdicts.set(subject.requestId, { kind: 'executed', status: receipt.success ? 'CONFIRMED' : 'REVERTED', txHash: subject.txHash, how: 'receipt', blockNumber: receipt.blockNumber });
-    } else if (evidence.seen(subject.txHash)) {
-      verdicts.set(subject.requestId, { kind: 'executed', status: 'CONFIRMED', txHash: subject.txHash, how: 'order-events' });
     }
   });
-  // A chain reset: the witness's receipt is gone too, so what was sent before the connection closed went with it.
+  // A chain reset: the witness's receipt is gone too, so what was sent before the connection closed
+  // went with it, even a transaction whose order events were seen (they were the old chain's).
   const lost = ordered.filter((subject) => subject.sentOnClosedConnection === true && !verdicts.has(subject.requestId) && !unreadable.has(subject.requestId));
   if (lost.length > 0 && context.witness !== undefined && !lost.some((subject) => subject.txHash === context.witness)) {
     const witness = await receipts.receipt(context.witness).catch(() => undefined);
@@ -267,6 +266,12 @@ export async function reconcilePass(subjects: readonly ReconcileSubject[], conte
           reason: "not executed: the venue's chain no longer holds the transaction it last confirmed for the wallet (it restarted with its state wiped), and this request was sent to it before",
         });
       }
+    }
+  }
+  // Order events name the transaction although its receipt was not found (the event index ahead of the node).
+  for (const subject of ordered) {
+    if (subject.txHash !== undefined && !verdicts.has(subject.requestId) && !unreadable.has(subject.requestId) && evidence.seen(subject.txHash)) {
+      verdicts.set(subject.requestId, { kind: 'executed', status: 'CONFIRMED', txHash: subject.txHash, how: 'order-events' });
     }
   }
   const taken = new Set<Hex>();

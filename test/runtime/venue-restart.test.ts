@@ -7,7 +7,7 @@
  */
 import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { filter, take } from 'rxjs';
+import { filter, take, type Observable } from 'rxjs';
 import { VirtualClock } from '../../src/core/virtual-clock.ts';
 import { createIdSource } from '../../src/core/ids.ts';
 import { createLogger } from '../../src/core/logger.ts';
@@ -48,7 +48,14 @@ interface RestartFigures {
   readonly lostRequest: { readonly status: string; readonly code: string; readonly reason: string; readonly atMs: number } | undefined;
 }
 
-async function restartRun(options: { readonly restartAtMs: number; readonly downMs: number; readonly durationMs: number; readonly outcomeDelayMs?: number }): Promise<RestartFigures> {
+/**
+ * When the venue dies: at the first moment from `restartAtMs` on with a request awaiting its outcome
+ * (`in flight`), or right after a placement confirmed with nothing else unresolved (`idle`); so the
+ * case holds whatever the phase of the strategy's requotes.
+ */
+type RestartMoment = 'in flight' | 'idle';
+
+async function restartRun(options: { readonly restartAtMs: number; readonly at: RestartMoment; readonly downMs: number; readonly durationMs: number; readonly outcomeDelayMs?: number }): Promise<RestartFigures> {
   ws = workspace();
   const simFile = ws.simConfig({ blockMs: 400 });
   const file = ws.runFile('mm.yaml', [
@@ -108,7 +115,7 @@ async function restartRun(options: { readonly restartAtMs: number; readonly down
           )
           .subscribe(() => resolve(clock.now()));
       });
-      clock.scheduler.schedule(() => {
+      const restart = () => {
         void venue.restart({ downMs: options.downMs }).then(async () => {
           upAt = clock.now();
           // The operator sets the wallet up again on the fresh venue.
@@ -122,7 +129,17 @@ async function restartRun(options: { readonly restartAtMs: number; readonly down
             await setup.stop();
           }
         });
-      }, options.restartAtMs);
+      };
+      const moments: Observable<unknown> =
+        options.at === 'in flight'
+          ? runtime.engine.stats$.pipe(filter((stats) => stats.pendingOutcomes > 0))
+          : runtime.engine.reports$.pipe(filter((report) => report.fate.status === 'CONFIRMED' && report.intent.type !== 'CancelAll' && runtime.engine.stats().unresolved === 0));
+      moments
+        .pipe(
+          filter(() => clock.now() - START >= options.restartAtMs),
+          take(1),
+        )
+        .subscribe(() => clock.scheduler.schedule(restart, 0));
       clock.scheduler.schedule(() => runtime.requestStop({ kind: 'duration', ms: options.durationMs }), options.durationMs);
       await runtime.stopRequested;
       const stopAskedAt = clock.now();
@@ -152,7 +169,7 @@ describe('a venue restart with its state wiped', () => {
     // 15 s later. Before: reconnected after 32.3 s (backoff up to 30 s), placed nothing until the
     // stop (the strategy's in-flight requote waited out its deadline), stopped 28.4 s past its duration
     // (10.2 s while placements whose ids never came held their slots).
-    const figures = await restartRun({ restartAtMs: 20_000, downMs: 15_000, durationMs: 60_000, outcomeDelayMs: 3_000 });
+    const figures = await restartRun({ restartAtMs: 20_000, at: 'in flight', downMs: 15_000, durationMs: 60_000, outcomeDelayMs: 3_000 });
     expect(figures.accountAfter).toBe(figures.accountBefore);
     expect(figures.reconnectMs).toBeLessThanOrEqual(3_000);
     expect(figures.firstPlacementMs).toBeLessThanOrEqual(5_000);
@@ -168,7 +185,7 @@ describe('a venue restart with its state wiped', () => {
     // trades' ids began again below the last seen, so every book was dropped as old until they caught
     // up; the placement whose ids never came held its slots for 10 × settleMs), and the stop waited
     // 10.4 s for those ids.
-    const figures = await restartRun({ restartAtMs: 20_000, downMs: 15_000, durationMs: 90_000 });
+    const figures = await restartRun({ restartAtMs: 20_000, at: 'idle', downMs: 15_000, durationMs: 90_000 });
     expect(figures.accountAfter).toBe(figures.accountBefore);
     expect(figures.reconnectMs).toBeLessThanOrEqual(3_000);
     expect(figures.firstPlacementMs).toBeLessThanOrEqual(5_000);
