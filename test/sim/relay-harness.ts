@@ -126,12 +126,15 @@ export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const ids = createIdSource({ clock: liveClock, random: seededRandom(7) });
 export const nextRequestId = () => ids.next();
 
-let lastNonce = 0n;
-/** Intent nonces: ms since the epoch, strictly increasing within the test process. */
+/** The last nonce handed out on each clock (test files share this module when vitest does not isolate them). */
+const lastNonces = new WeakMap<Clock, bigint>();
+/** Intent nonces: ms since the epoch on `clock`, strictly increasing on that clock. */
 export function nextNonce(clock: Clock = liveClock): bigint {
   const now = BigInt(clock.now());
-  lastNonce = now > lastNonce ? now : lastNonce + 1n;
-  return lastNonce;
+  const last = lastNonces.get(clock) ?? 0n;
+  const nonce = now > last ? now : last + 1n;
+  lastNonces.set(clock, nonce);
+  return nonce;
 }
 
 /**
