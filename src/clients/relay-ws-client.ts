@@ -27,8 +27,8 @@
  * cap and reconnection all act on one socket's lifecycle; split, each part would reach into the others.
  */
 import { Subject, BehaviorSubject, type Observable, type Subscription } from 'rxjs';
-import { WebSocket } from 'ws';
 import { backoffMs, type BackoffPolicy } from '../core/backoff.ts';
+import { SOCKET_CONNECTING, SOCKET_OPEN, wsSocketFactory, type RelayClientSocket, type SocketFrameData, type WebSocketFactory } from './relay-socket.ts';
 import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/logger.ts';
 import type { RandomSource } from '../core/random.ts';
@@ -143,42 +143,6 @@ export const DEFAULT_WS_RESPONSE_TIMEOUT_MS = 10_000;
 /** Default wait for the upgrade to complete. */
 export const DEFAULT_WS_CONNECT_TIMEOUT_MS = 10_000;
 
-/**
- * A frame's data as a socket hands it over (the `ws` package's `RawData`, or text). Our own type, as
- * the next two are: the published declarations then need no `@types/ws`, which is not a dependency.
- */
-export type SocketFrameData = Buffer | ArrayBuffer | Buffer[] | string;
-
-/** What the client asks of a new socket (a subset of the `ws` package's `ClientOptions`). */
-export interface RelaySocketOptions {
-  readonly headers: Readonly<Record<string, string>>;
-  readonly perMessageDeflate: false;
-  readonly followRedirects: false;
-}
-
-/**
- * What the client uses of a WebSocket. The `ws` package's WebSocket is one; the in-process
- * connection (src/runtime) makes another, so the same client runs against a venue in the same process.
- */
-export interface RelayClientSocket {
-  /** `WebSocket.CONNECTING`, `OPEN`, `CLOSING` or `CLOSED`. */
-  readonly readyState: number;
-  on(event: 'open', listener: () => void): unknown;
-  on(event: 'message', listener: (data: SocketFrameData) => void): unknown;
-  on(event: 'error', listener: (error: Error) => void): unknown;
-  on(event: 'close', listener: (code: number, reason: Buffer) => void): unknown;
-  /** The upgrade was answered with an HTTP status other than 101. */
-  on(event: 'unexpected-response', listener: (request: unknown, response: { readonly statusCode?: number | undefined; resume(): unknown }) => void): unknown;
-  once(event: 'close', listener: () => void): unknown;
-  send(data: string, callback: (error?: Error) => void): void;
-  close(code: number, reason: string): void;
-  /** Drops the connection without a close frame. */
-  terminate(): void;
-}
-
-/** Makes the socket; the default is the `ws` package. Tests pass one that records what it was given. */
-export type WebSocketFactory = (url: string, options: RelaySocketOptions) => RelayClientSocket;
-
 export interface RelayWsClientContext {
   readonly clock: Clock;
   /** Seeded jitter of the reconnect backoff. */
@@ -284,7 +248,7 @@ export function createRelayWsClient(context: RelayWsClientContext, params: Relay
   const responseTimeoutMs = params.responseTimeoutMs ?? DEFAULT_WS_RESPONSE_TIMEOUT_MS;
   const connectTimeoutMs = params.connectTimeoutMs ?? DEFAULT_WS_CONNECT_TIMEOUT_MS;
   const policy = params.reconnect ?? DEFAULT_RECONNECT_POLICY;
-  const createSocket: WebSocketFactory = params.createSocket ?? ((target, options) => new WebSocket(target, { ...options, headers: { ...options.headers } }));
+  const createSocket: WebSocketFactory = params.createSocket ?? wsSocketFactory;
 
   const state$ = new BehaviorSubject<RelayWsState>({ status: 'idle' });
   const connections$ = new Subject<WsConnectionEvent>();
@@ -494,7 +458,7 @@ export function createRelayWsClient(context: RelayWsClientContext, params: Relay
     lateResponses$: lateResponses$.asObservable(),
     errors$: errors$.asObservable(),
     state: () => state$.getValue(),
-    isOpen: () => current?.opened === true && current.ws.readyState === WebSocket.OPEN,
+    isOpen: () => current?.opened === true && current.ws.readyState === SOCKET_OPEN,
     pendingOutcomes: () => (current?.opened ? [...current.awaiting.values()].filter((hash) => hash !== null).length : 0),
 
     start() {
@@ -529,7 +493,7 @@ export function createRelayWsClient(context: RelayWsClientContext, params: Relay
         });
       }
       if (stopped) return answerNotSent(id, 'the client is stopped');
-      if (connection === undefined || !connection.opened || connection.ws.readyState !== WebSocket.OPEN) {
+      if (connection === undefined || !connection.opened || connection.ws.readyState !== SOCKET_OPEN) {
         return answerNotSent(id, 'no open relay connection');
       }
       const text = encodeRelayWsMessage(request);
@@ -584,7 +548,7 @@ export function createRelayWsClient(context: RelayWsClientContext, params: Relay
           resolve();
         };
         connection.ws.once('close', () => finish());
-        if (connection.ws.readyState === WebSocket.CONNECTING) connection.ws.terminate();
+        if (connection.ws.readyState === SOCKET_CONNECTING) connection.ws.terminate();
         else connection.ws.close(1000, 'client stopping');
       });
     },

@@ -209,16 +209,17 @@ function checkWalletBindings(call: RelayCall, authorization: Authorization7702 |
 
 // ---- encoding: typed request -> wire JSON text ----
 
-function encodeCall(call: RelayCall): { method: RelayMethodName; payload: unknown } {
+/** The wire form of a call's payload (canonical values). */
+function encodePayload(call: RelayCall): unknown {
   switch (call.method) {
     case RelayMethod.authorizeAccountSigner:
-      return { method: call.method, payload: encodeAuthorizeSignerPayload(call.payload, call.payload.signature) };
+      return encodeAuthorizeSignerPayload(call.payload, call.payload.signature);
     case RelayMethod.executeBatch:
-      return { method: call.method, payload: encodeBatchPayload(call.payload, call.payload.signature) };
+      return encodeBatchPayload(call.payload, call.payload.signature);
     case RelayMethod.executeReplaceBySlotPacked:
-      return { method: call.method, payload: encodeReplacePayload(call.payload, call.payload.signature) };
+      return encodeReplacePayload(call.payload, call.payload.signature);
     case RelayMethod.cancelTrigger:
-      return { method: call.method, payload: encodeCancelTriggerPayload(call.payload, call.payload.signature) };
+      return encodeCancelTriggerPayload(call.payload, call.payload.signature);
   }
 }
 
@@ -232,7 +233,7 @@ const payloadTexts = new WeakMap<object, string>();
 function payloadText(call: RelayCall): string {
   let text = payloadTexts.get(call.payload);
   if (text === undefined) {
-    text = JSON.stringify(encodeCall(call).payload);
+    text = JSON.stringify(encodePayload(call));
     payloadTexts.set(call.payload, text);
   }
   return text;

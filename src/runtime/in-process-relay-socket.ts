@@ -15,7 +15,7 @@ import { EventEmitter } from 'node:events';
 import type { Subscription } from 'rxjs';
 import type { Clock } from '../core/clock.ts';
 import type { Address } from '../protocol/encoding.ts';
-import type { RelayClientSocket, WebSocketFactory } from '../clients/relay-ws-client.ts';
+import type { RelayClientSocket, WebSocketFactory } from '../clients/relay-socket.ts';
 import type { RelayHubConnection, RelayWsHub } from '../sim/relay-ws-hub.ts';
 import type { LatencySampler } from './latency-sampler.ts';
 import type { PendingWork } from './pending-work.ts';

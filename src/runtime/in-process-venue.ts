@@ -16,7 +16,7 @@ import type { SimConfig } from '../config/sim-config.ts';
 import type { FaultScriptInput } from '../config/fault-config.ts';
 import type { VirtualConfig } from '../config/virtual-config.ts';
 import type { HttpTransport } from '../clients/http-transport.ts';
-import type { WebSocketFactory } from '../clients/relay-ws-client.ts';
+import type { WebSocketFactory } from '../clients/relay-socket.ts';
 import { createSimService, type SimReplay, type SimService } from '../sim/sim-service.ts';
 import type { SimDispatch } from '../sim/route-dispatch.ts';
 import type { RelayWsHub } from '../sim/relay-ws-hub.ts';

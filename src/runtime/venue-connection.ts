@@ -7,7 +7,7 @@
  */
 import type { ResolvedNetwork } from '../config/network-config.ts';
 import type { HttpTransport } from '../clients/http-transport.ts';
-import type { WebSocketFactory } from '../clients/relay-ws-client.ts';
+import type { WebSocketFactory } from '../clients/relay-socket.ts';
 import type { Address } from '../protocol/encoding.ts';
 import type { MarketSpec } from '../protocol/market-spec.ts';
 

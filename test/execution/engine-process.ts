@@ -11,7 +11,7 @@
  */
 import { Subscription, type SchedulerAction, type SchedulerLike } from 'rxjs';
 import type { HttpTransport } from '../../src/clients/http-transport.ts';
-import type { RelayClientSocket, WebSocketFactory } from '../../src/clients/relay-ws-client.ts';
+import type { RelayClientSocket, WebSocketFactory } from '../../src/clients/relay-socket.ts';
 import type { Clock } from '../../src/core/clock.ts';
 import type { JournalFs } from '../../src/execution/journal.ts';
 

@@ -9,7 +9,8 @@ import { concat, filter, firstValueFrom, map, of, throwError, throwIfEmpty, time
 import { WebSocket, type ClientOptions } from 'ws';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { createFetchTransport, type HttpRequest, type HttpTransport } from '../../src/clients/http-transport.ts';
-import type { RelayWsClient, WebSocketFactory } from '../../src/clients/relay-ws-client.ts';
+import type { RelayWsClient } from '../../src/clients/relay-ws-client.ts';
+import type { WebSocketFactory } from '../../src/clients/relay-socket.ts';
 import type { ClientContext } from '../../src/clients/send-request.ts';
 import type { Clock } from '../../src/core/clock.ts';
 import { seededRandom } from '../../src/core/random.ts';
